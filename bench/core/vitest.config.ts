@@ -1,0 +1,7 @@
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { defineProject } from "vitest/config";
+
+export default defineProject({
+  plugins: [cloudflareTest({ wrangler: { configPath: "../../test/core/wrangler.toml" } })],
+  test: { name: "bench-core", root: import.meta.dirname, include: ["**/*.bench.ts"] },
+});

@@ -1,0 +1,131 @@
+/**
+ * @module
+ * `Application.create(env, { providers })`: registers providers in order,
+ * boots them in order, and is itself a Workers fetch handler. Unknown routes
+ * answer 404 JSON; anything thrown answers through `errorResponse`, so no
+ * stack or internal message ever reaches a client.
+ */
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { Container, Token } from "../container";
+import { errorResponse, jsonError } from "../errors";
+import { inheritRequestValues, type Middleware } from "../middleware";
+import type { ServiceProvider } from "../provider";
+
+export interface ApplicationOptions<E extends object> {
+  /** Registered, then booted, in this order. */
+  providers?: readonly ServiceProvider<E>[];
+  /** Global middleware, run in order before every route. */
+  middleware?: readonly Middleware[];
+}
+
+/** The environment object the application was created with. */
+export const EnvToken = new Token<object>("Env");
+
+/** Hono environment of an application's router. */
+export interface AppBindings<E extends object> {
+  Bindings: E;
+}
+
+/**
+ * @example
+ * ```ts
+ * const app = Application.create(env, { providers: [new PlatformServiceProvider()] });
+ * app.hono.get("/", (c) => c.text("hello"));
+ * export default { fetch: app.fetch };
+ * ```
+ */
+export class Application<E extends object = Record<string, unknown>> implements ExportedHandler<E> {
+  readonly container = new Container();
+  readonly hono = new Hono<AppBindings<E>>();
+  readonly env: E;
+
+  protected constructor(env: E) {
+    this.env = env;
+    this.container.instance(EnvToken, env);
+    this.hono.notFound((c) =>
+      jsonError(404, "not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}`),
+    );
+    this.hono.onError((err) => {
+      if (err instanceof HTTPException) {
+        return jsonError(err.status, "http_error", err.message || "Request failed");
+      }
+      return errorResponse(err);
+    });
+  }
+
+  static create<E extends object>(env: E, options: ApplicationOptions<E> = {}): Application<E> {
+    const app = new Application(env);
+    const providers = options.providers ?? [];
+    for (const middleware of options.middleware ?? []) app.use(middleware);
+    for (const provider of providers) provider.register(app);
+    for (const provider of providers) provider.boot(app);
+    return app;
+  }
+
+  /**
+   * A module-worker handler that builds the application once per `env`
+   * object (workerd reuses it across requests in an isolate) instead of per request.
+   *
+   * @example
+   * ```ts
+   * export default Application.handler({ providers: [new AuthServiceProvider()] });
+   * ```
+   */
+  static handler<E extends object>(
+    options: ApplicationOptions<E> | ((app: Application<E>) => void) = {},
+  ): { fetch(request: Request, env: E, ctx: ExecutionContext): Promise<Response> } {
+    const apps = new WeakMap<E, Application<E>>();
+    return {
+      fetch(request, env, ctx) {
+        let app = apps.get(env);
+        if (!app) {
+          if (typeof options === "function") {
+            app = Application.create(env);
+            options(app);
+          } else {
+            app = Application.create(env, options);
+          }
+          apps.set(env, app);
+        }
+        return app.fetch(request, env, ctx);
+      },
+    };
+  }
+
+  /**
+   * Adds a global middleware. Global middleware runs fetch-native around the
+   * router rather than inside it, which keeps Hono's single-handler fast path
+   * for every route (see bench `core.dispatch_ratio`).
+   */
+  use(middleware: Middleware): this {
+    this.#middleware.push(middleware);
+    return this;
+  }
+
+  #middleware: Middleware[] = [];
+
+  /** The Workers fetch handler. `env` defaults to the one given to `create`. */
+  fetch = (request: Request, env?: E, ctx?: ExecutionContext): Promise<Response> => {
+    const e = env ?? this.env;
+    // The router reports its own errors through onError; only middleware needs the catch.
+    if (this.#middleware.length === 0) return Promise.resolve(this.hono.fetch(request, e, ctx));
+    try {
+      return Promise.resolve(this.#dispatch(0, request, e, ctx)).catch(errorResponse);
+    } catch (err) {
+      return Promise.resolve(errorResponse(err));
+    }
+  };
+
+  #dispatch(index: number, request: Request, env: E, ctx: ExecutionContext | undefined): Response | Promise<Response> {
+    const middleware = this.#middleware[index];
+    if (!middleware) return this.hono.fetch(request, env, ctx);
+    let called = false;
+    return middleware.handle(request, (next = request) => {
+      if (called) throw new Error("next() called more than once by a middleware");
+      called = true;
+      if (next !== request) inheritRequestValues(request, next);
+      return Promise.resolve(this.#dispatch(index + 1, next, env, ctx));
+    });
+  }
+}

@@ -1,0 +1,8 @@
+declare namespace Cloudflare {
+  interface GlobalProps {
+    mainModule: typeof import("./worker");
+  }
+  interface Env {
+    SESSIONS: KVNamespace;
+  }
+}
