@@ -4,6 +4,9 @@
  * Application) and the platform-bindings module. Everything public is
  * exported here by name; nothing else in this folder is API.
  */
+
+// Platform bindings
+export { KV_MIN_TTL_SECONDS, type KVListOptions, type KVPutOptions, KVStore, type KVValueType } from "./bindings/kv";
 export { type AppBindings, Application, type ApplicationOptions, EnvToken } from "./core/application";
 export {
   type Constructor,
