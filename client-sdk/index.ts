@@ -5,6 +5,7 @@
  * exported here by name; nothing else in this folder is API.
  */
 
+export { StatefulObjectClient } from "./bindings/durable-object";
 // Platform bindings
 export { KV_MIN_TTL_SECONDS, type KVListOptions, type KVPutOptions, KVStore, type KVValueType } from "./bindings/kv";
 export { type AppBindings, Application, type ApplicationOptions, EnvToken } from "./core/application";
