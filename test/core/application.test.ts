@@ -136,9 +136,11 @@ describe("Application", () => {
 
   it("is a fetch handler: Application.handler builds once per env", async () => {
     let built = 0;
-    const handler = Application.handler((app) => {
-      built++;
-      app.hono.get("/", (c) => c.json({ env: Object.keys(c.env) }));
+    const handler = Application.handler({
+      setup(app) {
+        built++;
+        app.hono.get("/", (c) => c.json({ env: Object.keys(c.env) }));
+      },
     });
     const env = { A: "1" };
     const ctx = createExecutionContext();

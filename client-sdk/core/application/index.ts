@@ -69,23 +69,22 @@ export class Application<E extends object = Record<string, unknown>> implements 
    *
    * @example
    * ```ts
-   * export default Application.handler({ providers: [new AuthServiceProvider()] });
+   * export default Application.handler({
+   *   providers: [new AuthServiceProvider()],
+   *   setup: (app) => app.hono.get("/health", (c) => c.json({ ok: true })),
+   * });
    * ```
    */
   static handler<E extends object>(
-    options: ApplicationOptions<E> | ((app: Application<E>) => void) = {},
+    options: ApplicationOptions<E> & { setup?: (app: Application<E>) => void } = {},
   ): { fetch(request: Request, env: E, ctx: ExecutionContext): Promise<Response> } {
     const apps = new WeakMap<E, Application<E>>();
     return {
       fetch(request, env, ctx) {
         let app = apps.get(env);
         if (!app) {
-          if (typeof options === "function") {
-            app = Application.create(env);
-            options(app);
-          } else {
-            app = Application.create(env, options);
-          }
+          app = Application.create(env, options);
+          options.setup?.(app);
           apps.set(env, app);
         }
         return app.fetch(request, env, ctx);

@@ -1,0 +1,2 @@
+/** The worker under test: the deployed auth worker itself. */
+export { default } from "../../workers/auth/worker";

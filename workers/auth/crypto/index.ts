@@ -1,0 +1,93 @@
+/**
+ * @module
+ * The few WebCrypto primitives the auth module needs: random tokens,
+ * SHA-256, HMAC-SHA256 sign/verify with key rotation, base64url and a
+ * constant-time comparison. Nothing here ever logs or returns key material.
+ */
+
+const encoder = new TextEncoder();
+
+/** A source of random bytes; injectable so tests can be deterministic. */
+export type RandomSource = (bytes: Uint8Array<ArrayBuffer>) => Uint8Array<ArrayBuffer>;
+export const defaultRandom: RandomSource = (bytes) => crypto.getRandomValues(bytes);
+
+export function base64url(bytes: ArrayBuffer | Uint8Array): string {
+  const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  let binary = "";
+  for (const b of view) binary += String.fromCharCode(b);
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+export function fromBase64url(text: string): Uint8Array<ArrayBuffer> | null {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
+  try {
+    const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
+    const out = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/** `length` random bytes, base64url-encoded. 32 bytes = 256 bits. */
+export function randomToken(length = 32, random: RandomSource = defaultRandom): string {
+  return base64url(random(new Uint8Array(length)));
+}
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export async function sha256Base64url(text: string): Promise<string> {
+  return base64url(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
+}
+
+/** Constant-time string equality (time depends only on the length of `a`). */
+export function timingSafeEqual(a: string, b: string): boolean {
+  const ab = encoder.encode(a);
+  const bb = encoder.encode(b);
+  let diff = ab.length ^ bb.length;
+  for (let i = 0; i < ab.length; i++) diff |= ab[i]! ^ (bb[i] ?? 0);
+  return diff === 0;
+}
+
+/**
+ * HMAC-SHA256 with key rotation: the first secret signs, every secret
+ * verifies. Keys are imported once per instance.
+ */
+export class HmacSigner {
+  readonly #keys: Promise<CryptoKey[]>;
+
+  constructor(secrets: string | readonly string[]) {
+    const list = typeof secrets === "string" ? [secrets] : [...secrets];
+    if (list.length === 0 || list.some((s) => typeof s !== "string" || s.length < 16)) {
+      throw new TypeError("HMAC secrets must be non-empty strings of at least 16 characters");
+    }
+    this.#keys = Promise.all(
+      list.map((s) =>
+        crypto.subtle.importKey("raw", encoder.encode(s), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]),
+      ),
+    );
+  }
+
+  /** base64url HMAC of `data` under the first (current) secret. */
+  async sign(data: string): Promise<string> {
+    const [key] = await this.#keys;
+    return base64url(await crypto.subtle.sign("HMAC", key!, encoder.encode(data)));
+  }
+
+  /** True when `signature` is a valid HMAC of `data` under any secret. WebCrypto's verify is constant-time. */
+  async verify(data: string, signature: string): Promise<boolean> {
+    const bytes = fromBase64url(signature);
+    // Canonical encoding only: the last base64url character carries 2 unused bits,
+    // so four spellings decode to the same bytes; accept just the one we issue.
+    if (bytes?.length !== 32 || base64url(bytes) !== signature) return false;
+    const payload = encoder.encode(data);
+    for (const key of await this.#keys) {
+      if (await crypto.subtle.verify("HMAC", key, bytes, payload)) return true;
+    }
+    return false;
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * @module
+ * `AuthError`: the one error type of the authentication module. Its codes
+ * are a closed union; only the code and the message of a 4xx reach a client.
+ */
+import { GatehouseError } from "gatehouse";
+
+export type AuthErrorCode =
+  | "config_missing"
+  | "invalid_cookie"
+  | "invalid_state"
+  | "login_expired"
+  | "provider_error"
+  | "provider_unavailable"
+  | "access_denied"
+  | "session_store_unavailable"
+  | "csrf_failed"
+  | "forbidden"
+  | "unauthenticated"
+  | "invalid_request";
+
+export class AuthError extends GatehouseError<AuthErrorCode> {
+  override name = "AuthError";
+}

@@ -1,0 +1,60 @@
+/**
+ * @module
+ * `IdentityClient`: what the auth module needs from a hosted identity
+ * provider, and `IdentityClientToken`, the container key that resolves the
+ * active one. Implementations map every provider failure to an `AuthError`
+ * (`provider_error` 400 or `provider_unavailable` 502), never a raw SDK error.
+ */
+import { Token } from "gatehouse";
+import { AuthError } from "../errors";
+import type { IdentityUser } from "../types";
+
+export interface AuthorizationRequest {
+  /** The exact registered callback URL (`auth.redirectUrl`). */
+  redirectUri: string;
+  /** One-time value bound to the browser, echoed back on the callback. */
+  state: string;
+  /** PKCE S256 challenge: base64url(SHA-256(code_verifier)). */
+  codeChallenge: string;
+  organizationId?: string;
+}
+
+export interface CodeExchange {
+  code: string;
+  codeVerifier: string;
+}
+
+export interface IdentityAuthentication {
+  user: IdentityUser;
+  /** The organization the person signed in to, if the provider chose one. */
+  organizationId?: string;
+}
+
+export interface IdentityClient {
+  /** The provider's hosted-login URL for this flow. */
+  getAuthorizationUrl(request: AuthorizationRequest): string;
+  /** Exchanges the callback's code (with the PKCE verifier) for the user and memberships. */
+  authenticateWithCode(exchange: CodeExchange): Promise<IdentityAuthentication>;
+  /** Ends the provider-side session; best effort, callers do not wait on it for local logout. */
+  revokeSession(providerSessionId: string): Promise<void>;
+}
+
+export const IdentityClientToken = new Token<IdentityClient>("IdentityClient");
+
+/** Maps any provider/SDK failure to a client-safe `AuthError`. */
+export function toProviderError(err: unknown, action: string): AuthError {
+  if (err instanceof AuthError) return err;
+  const status = typeof err === "object" && err !== null && "status" in err ? Number(err.status) : Number.NaN;
+  if (Number.isFinite(status) && status >= 400 && status < 500 && status !== 429 && status !== 408) {
+    return new AuthError("provider_error", {
+      status: 400,
+      message: `The identity provider refused to ${action}. Please sign in again.`,
+      cause: err,
+    });
+  }
+  return new AuthError("provider_unavailable", {
+    status: 502,
+    message: `The identity provider could not ${action} right now. Please try again shortly.`,
+    cause: err,
+  });
+}

@@ -1,0 +1,126 @@
+/**
+ * @module
+ * `CsrfMiddleware` (spec): signed double-submit. The CSRF cookie holds
+ * `<nonce>.<HMAC("csrf|" + sessionId + "|" + nonce)>`, so a token only works
+ * for the session it was issued to; on POST, PUT, PATCH and DELETE the
+ * `_csrf` form field or `X-CSRF-Token` header must equal it (constant time),
+ * and a present `Origin` / `Sec-Fetch-Site` must not be cross-site.
+ * It never changes state on GET; it only issues tokens there.
+ */
+import { getRequestValue, type Middleware, type Next, setRequestValue } from "gatehouse";
+import { buildSetCookie, parseCookie } from "../../cookies";
+import { type RandomSource, randomToken, timingSafeEqual } from "../../crypto";
+import { errorPage } from "../../routes/pages";
+import type { SessionManager } from "../../session/session-manager";
+import { CsrfTokenKey, currentSession } from "../context";
+
+const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+const FORM_TYPES = ["application/x-www-form-urlencoded", "multipart/form-data"];
+
+export interface CsrfOptions {
+  /** Other origins allowed to post (e.g. `https://app.example.com`). The request's own origin always is. */
+  allowedOrigins?: string[];
+  random?: RandomSource;
+}
+
+export type CsrfFailure = "cross_site" | "origin_mismatch" | "missing_cookie" | "missing_token" | "token_mismatch";
+
+const REASONS: Record<CsrfFailure, string> = {
+  cross_site: "The form was sent from another site.",
+  origin_mismatch: "The form was sent from an origin this site does not accept.",
+  missing_cookie: "Your security cookie is missing or expired. Reload the page and try again.",
+  missing_token: "The form has no security token. Reload the page and try again.",
+  token_mismatch: "The form's security token does not match. Reload the page and try again.",
+};
+
+export class CsrfMiddleware implements Middleware {
+  readonly #sessions: SessionManager;
+  readonly #allowed: Set<string>;
+  readonly #random: RandomSource | undefined;
+  readonly cookieName: string;
+
+  constructor(sessions: SessionManager, options: CsrfOptions = {}) {
+    this.#sessions = sessions;
+    this.#allowed = new Set(options.allowedOrigins ?? []);
+    this.#random = options.random;
+    this.cookieName = `${sessions.config.secure ? "__Host-" : ""}gh_csrf`;
+  }
+
+  async handle(request: Request, next: Next): Promise<Response> {
+    const sessionId = currentSession(request)?.sessionId ?? (await this.#sessionId(request));
+    const cookie = parseCookie(request.headers.get("Cookie") ?? "")[this.cookieName];
+    const cookieValid = cookie !== undefined && (await this.#verify(cookie, sessionId));
+
+    if (UNSAFE.has(request.method)) {
+      const failure = await this.#check(request, cookieValid ? cookie : undefined);
+      if (failure) return errorPage(request, 403, "csrf_failed", REASONS[failure], { title: "Request refused" });
+      setRequestValue(request, CsrfTokenKey, cookie!);
+      return next();
+    }
+
+    // Safe method: make sure the browser holds a token bound to its current session.
+    if (cookieValid) {
+      setRequestValue(request, CsrfTokenKey, cookie);
+      return next();
+    }
+    const token = await this.#issue(sessionId);
+    setRequestValue(request, CsrfTokenKey, token);
+    const res = await next();
+    const out = new Response(res.body, res);
+    out.headers.append(
+      "Set-Cookie",
+      buildSetCookie(this.cookieName, token, { path: "/", secure: this.#sessions.config.secure, sameSite: "Strict" }),
+    );
+    return out;
+  }
+
+  async #check(request: Request, cookie: string | undefined): Promise<CsrfFailure | null> {
+    const site = request.headers.get("Sec-Fetch-Site");
+    if (site === "cross-site") return "cross_site";
+    const origin = request.headers.get("Origin");
+    if (origin !== null && origin !== new URL(request.url).origin && !this.#allowed.has(origin))
+      return "origin_mismatch";
+    if (!cookie) return "missing_cookie";
+    const sent = request.headers.get("X-CSRF-Token") ?? (await formToken(request));
+    if (!sent) return "missing_token";
+    return timingSafeEqual(sent, cookie) ? null : "token_mismatch";
+  }
+
+  async #sessionId(request: Request): Promise<string> {
+    return (await this.#sessions.sessionIdFromCookieHeader(request.headers.get("Cookie"))) ?? "";
+  }
+
+  async #issue(sessionId: string): Promise<string> {
+    const nonce = randomToken(18, this.#random);
+    return `${nonce}.${await this.#sessions.signer.sign(`csrf|${sessionId}|${nonce}`)}`;
+  }
+
+  async #verify(token: string, sessionId: string): Promise<boolean> {
+    const dot = token.indexOf(".");
+    if (dot <= 0 || token.length > 200) return false;
+    return this.#sessions.signer.verify(`csrf|${sessionId}|${token.slice(0, dot)}`, token.slice(dot + 1));
+  }
+}
+
+/** The `_csrf` field of a form body, read from a clone so the handler still gets the body. */
+async function formToken(request: Request): Promise<string | null> {
+  const type = request.headers.get("Content-Type") ?? "";
+  if (!FORM_TYPES.some((t) => type.startsWith(t))) return null;
+  try {
+    const value = (await request.clone().formData()).get("_csrf");
+    return typeof value === "string" ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The CSRF token for this request (set by `CsrfMiddleware`), to put in a form's `_csrf` field. */
+export function csrfToken(request: Request): string {
+  const token = currentCsrf(request);
+  if (!token) throw new Error("csrfToken(): CsrfMiddleware did not run for this request");
+  return token;
+}
+
+function currentCsrf(request: Request): string | undefined {
+  return getRequestValue(request, CsrfTokenKey);
+}

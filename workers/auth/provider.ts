@@ -1,0 +1,124 @@
+/**
+ * @module
+ * `AuthServiceProvider` (spec): registers `SessionManager`, `KVSessionStore`
+ * and the identity client (`IdentityClientToken`) in the container, and the
+ * three auth routes on the application. Configuration comes from `env`
+ * (SESSIONS, SESSION_SECRET, AUTH_REDIRECT_URL, IDENTITY_*) or options; a
+ * missing value fails with an error naming it, never a silent default.
+ */
+import { type Application, ServiceProvider, Token } from "gatehouse";
+import { AuthError } from "./errors";
+import { DefaultIdentityClient, type IdentityEnv } from "./identity/default-identity-client";
+import { type IdentityClient, IdentityClientToken } from "./identity/identity-client";
+import { createLoginHandler, handleCallback, handleLogout } from "./routes/handlers";
+import type { SessionManagerOptions } from "./session/config";
+import { KVSessionStore } from "./session/kv-session-store";
+import { SessionManager } from "./session/session-manager";
+
+export interface AuthEnv extends IdentityEnv {
+  SESSIONS?: KVNamespace;
+  /** Signs session cookies. At least 32 random characters. */
+  SESSION_SECRET?: string;
+  /** The previous secret during a rotation: still verifies, never signs. */
+  SESSION_SECRET_PREVIOUS?: string;
+  /** `auth.redirectUrl`: the registered callback URL (`https://auth.example.com/auth/callback`). */
+  AUTH_REDIRECT_URL?: string;
+}
+
+export interface AuthConfig {
+  redirectUrl: string;
+}
+
+export const AuthConfigToken = new Token<AuthConfig>("AuthConfig");
+
+export interface AuthServiceProviderOptions {
+  /** `auth.redirectUrl`; default `env.AUTH_REDIRECT_URL`. */
+  redirectUrl?: string;
+  /** The identity client; default `DefaultIdentityClient` over env's IDENTITY_* values. */
+  identityClient?: IdentityClient | ((env: AuthEnv) => IdentityClient);
+  session?: SessionManagerOptions;
+  /** Register the /auth routes. Default true. */
+  routes?: boolean;
+}
+
+export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServiceProvider<E> {
+  readonly #options: AuthServiceProviderOptions;
+
+  constructor(options: AuthServiceProviderOptions = {}) {
+    super();
+    this.#options = options;
+  }
+
+  register(app: Application<E>): void {
+    const env = app.env;
+    const options = this.#options;
+    app.container.singleton(AuthConfigToken, () => {
+      const redirectUrl = options.redirectUrl ?? env.AUTH_REDIRECT_URL;
+      if (!redirectUrl) throw missing("AUTH_REDIRECT_URL (auth.redirectUrl)");
+      try {
+        new URL(redirectUrl);
+      } catch {
+        throw new AuthError("config_missing", {
+          status: 500,
+          message: `auth.redirectUrl is not a URL: ${redirectUrl}`,
+        });
+      }
+      return { redirectUrl };
+    });
+    app.container.singleton(SessionManager, (c) => {
+      if (!env.SESSIONS) throw missing("the SESSIONS KV binding");
+      if (!env.SESSION_SECRET) throw missing("SESSION_SECRET");
+      const secrets = [env.SESSION_SECRET, ...(env.SESSION_SECRET_PREVIOUS ? [env.SESSION_SECRET_PREVIOUS] : [])];
+      const secure = options.session?.cookie?.secure ?? !c.resolve(AuthConfigToken).redirectUrl.startsWith("http:");
+      return new SessionManager(env.SESSIONS, secrets, {
+        ...options.session,
+        cookie: { ...options.session?.cookie, secure },
+      });
+    });
+    app.container.singleton(KVSessionStore, (c) => c.resolve(SessionManager).store);
+    app.container.singleton(IdentityClientToken, () => {
+      const given = options.identityClient;
+      if (typeof given === "function") return given(env);
+      return given ?? new DefaultIdentityClient(env);
+    });
+  }
+
+  override boot(app: Application<E>): void {
+    if (this.#options.routes === false) return;
+    const c = app.container;
+    app.hono.get("/auth/login", (ctx) =>
+      createLoginHandler(c.resolve(IdentityClientToken), c.resolve(AuthConfigToken).redirectUrl, {
+        clock: c.resolve(SessionManager).config.clock,
+      })(ctx.req.raw),
+    );
+    app.hono.get("/auth/callback", (ctx) =>
+      handleCallback(
+        ctx.req.raw,
+        c.resolve(SessionManager),
+        c.resolve(IdentityClientToken),
+        c.resolve(AuthConfigToken).redirectUrl,
+      ),
+    );
+    app.hono.get("/auth/logout", (ctx) =>
+      handleLogout(ctx.req.raw, c.resolve(SessionManager), "/", {
+        identityClient: c.resolve(IdentityClientToken),
+        waitUntil: waitUntilOf(ctx),
+      }),
+    );
+  }
+}
+
+function missing(what: string): AuthError {
+  return new AuthError("config_missing", { status: 500, message: `Gatehouse auth is missing ${what}` });
+}
+
+function waitUntilOf(ctx: {
+  executionCtx: { waitUntil(p: Promise<unknown>): void };
+}): ((p: Promise<unknown>) => void) | undefined {
+  try {
+    const exec = ctx.executionCtx;
+    return (p) => exec.waitUntil(p);
+  } catch {
+    return undefined; // no ExecutionContext (called outside a worker's fetch): run without waitUntil
+  }
+}

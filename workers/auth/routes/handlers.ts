@@ -1,0 +1,164 @@
+/**
+ * @module
+ * The spec's route handler functions: `createLoginHandler`, `handleCallback`,
+ * `handleLogout`. They are fetch-native (Request in, Response out) so they
+ * mount anywhere. Every failure answers a readable page; no failure creates
+ * a session, and none redirects back into the login (no loops).
+ */
+import type { IdentityClient } from "../identity/identity-client";
+import type { SessionManager } from "../session/session-manager";
+import { type LoginFlow, startLoginFlow, takeLoginFlow } from "./login-flow";
+import { authErrorPage, errorPage } from "./pages";
+import { safeReturnTo } from "./return-to";
+
+export interface LoginHandlerOptions {
+  /** Milliseconds since the epoch. Default `Date.now`. */
+  clock?: () => number;
+}
+
+function isSecure(redirectUrl: string): boolean {
+  return !redirectUrl.startsWith("http:");
+}
+
+const ORG_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * Returns a handler that starts a login: GET `?return_to=/path&organization_id=org_…`
+ * → 302 to the provider's hosted login, with this flow's state cookie.
+ */
+export function createLoginHandler(
+  identityClient: IdentityClient,
+  redirectUrl: string,
+  options: LoginHandlerOptions = {},
+): (request: Request) => Promise<Response> {
+  const clock = options.clock ?? Date.now;
+  return async (request) => {
+    const url = new URL(request.url);
+    const organizationId = url.searchParams.get("organization_id") ?? undefined;
+    if (organizationId !== undefined && !ORG_ID.test(organizationId)) {
+      return errorPage(request, 400, "invalid_request", "organization_id is not a valid organization id.");
+    }
+    const returnTo = safeReturnTo(url.searchParams.get("return_to") ?? "/");
+    try {
+      const { flow, codeChallenge, setCookies } = await startLoginFlow(request, {
+        returnTo,
+        ...(organizationId ? { organizationId } : {}),
+        secure: isSecure(redirectUrl),
+        now: clock(),
+      });
+      const location = identityClient.getAuthorizationUrl({
+        redirectUri: redirectUrl,
+        state: flow.state,
+        codeChallenge,
+        ...(organizationId ? { organizationId } : {}),
+      });
+      const res = new Response(null, { status: 302, headers: { Location: location, "Cache-Control": "no-store" } });
+      for (const c of setCookies) res.headers.append("Set-Cookie", c);
+      return res;
+    } catch (err) {
+      return authErrorPage(request, err);
+    }
+  };
+}
+
+export interface CallbackOptions {
+  clock?: () => number;
+}
+
+/** The callback route: checks state, exchanges the code, creates the session, redirects to return_to or "/". */
+export async function handleCallback(
+  request: Request,
+  sessionManager: SessionManager,
+  identityClient: IdentityClient,
+  redirectUrl: string,
+  options: CallbackOptions = {},
+): Promise<Response> {
+  const url = new URL(request.url);
+  const clock = options.clock ?? sessionManager.config.clock;
+  const state = url.searchParams.get("state") ?? "";
+  const check = takeLoginFlow(request, state, isSecure(redirectUrl), clock());
+  const clear: HeadersInit = check.clearCookie ? [["Set-Cookie", check.clearCookie]] : [];
+
+  const providerError = url.searchParams.get("error");
+  if (providerError) {
+    const description = url.searchParams.get("error_description");
+    return errorPage(
+      request,
+      400,
+      "access_denied",
+      `The identity provider did not sign you in (${providerError.slice(0, 100)}${description ? `: ${description.slice(0, 200)}` : ""}).`,
+      { retryLogin: true, headers: clear },
+    );
+  }
+  const code = url.searchParams.get("code");
+  if (!code || code.length > 2048) {
+    return errorPage(request, 400, "invalid_request", "The sign-in response has no code.", {
+      retryLogin: true,
+      headers: clear,
+    });
+  }
+  if (!check.ok) {
+    const message =
+      check.reason === "expired"
+        ? "This sign-in took too long and expired. Please start again."
+        : "This sign-in was not started in this browser, or was already used. Please start again.";
+    return errorPage(request, 400, check.reason === "expired" ? "login_expired" : "invalid_state", message, {
+      retryLogin: true,
+      headers: clear,
+    });
+  }
+  const flow: LoginFlow = check.flow;
+  try {
+    const auth = await identityClient.authenticateWithCode({ code, codeVerifier: flow.codeVerifier });
+    const organizationId = auth.organizationId ?? flow.organizationId;
+    const { response } = await sessionManager.createSession(auth.user, organizationId, {
+      userAgent: request.headers.get("User-Agent") ?? undefined,
+      ip: request.headers.get("CF-Connecting-IP") ?? undefined,
+    });
+    const res = new Response(null, {
+      status: 302,
+      headers: { Location: safeReturnTo(flow.returnTo), "Cache-Control": "no-store" },
+    });
+    for (const c of response.headers.getSetCookie()) res.headers.append("Set-Cookie", c);
+    res.headers.append("Set-Cookie", check.clearCookie);
+    return res;
+  } catch (err) {
+    return authErrorPage(request, err, clear);
+  }
+}
+
+export interface LogoutOptions {
+  /** Also end the provider session (best effort, never blocks local logout). */
+  identityClient?: IdentityClient;
+  /** Keeps the provider call alive after the response (pass `ctx.waitUntil`). */
+  waitUntil?: (promise: Promise<unknown>) => void;
+}
+
+/** Destroys the current session, clears the cookie, redirects to `redirectTo` (default `/auth/login`). */
+export async function handleLogout(
+  request: Request,
+  sessionManager: SessionManager,
+  redirectTo = "/auth/login",
+  options: LogoutOptions = {},
+): Promise<Response> {
+  const location = safeReturnTo(redirectTo, "/auth/login");
+  try {
+    const resolved = await sessionManager.resolveSession(request).catch(() => null);
+    const sessionId =
+      resolved?.sessionId ?? (await sessionManager.sessionIdFromCookieHeader(request.headers.get("Cookie")));
+    const cleared = sessionId ? await sessionManager.destroySession(sessionId) : null;
+    const providerSessionId = resolved?.record.providerSessionId;
+    if (providerSessionId && options.identityClient) {
+      const ending = options.identityClient.revokeSession(providerSessionId).catch((err) => {
+        console.warn("gatehouse: provider session revoke failed", err instanceof Error ? err.message : err);
+      });
+      options.waitUntil?.(ending);
+    }
+    const res = new Response(null, { status: 302, headers: { Location: location, "Cache-Control": "no-store" } });
+    res.headers.append("Set-Cookie", cleared?.headers.get("Set-Cookie") ?? sessionManager.clearCookie());
+    return res;
+  } catch (err) {
+    // The store failed: the browser still forgets the cookie, and the person is told.
+    return authErrorPage(request, err, [["Set-Cookie", sessionManager.clearCookie()]]);
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * @module
+ * Per-login-flow state: a one-time `state` and a PKCE verifier kept in a
+ * short-lived cookie whose name carries the flow id, so two tabs signing in
+ * at once each keep their own. The cookie is `__Host-` (HttpOnly, Secure,
+ * SameSite=Lax) whenever the redirect URL is https, so no sibling subdomain
+ * can plant one. It never holds anything but this flow's own values.
+ */
+import { buildSetCookie, parseCookie } from "../cookies";
+import { base64url, fromBase64url, type RandomSource, randomToken, sha256Base64url, timingSafeEqual } from "../crypto";
+
+/** How long a person has between starting and finishing a login. */
+export const LOGIN_FLOW_TTL_SECONDS = 600;
+const MAX_OPEN_FLOWS = 5;
+const BASE_NAME = "gh_login_";
+
+export interface LoginFlow {
+  state: string;
+  codeVerifier: string;
+  returnTo: string;
+  organizationId?: string;
+  /** ms since the epoch */
+  expiresAt: number;
+}
+
+function prefix(secure: boolean): string {
+  return secure ? "__Host-" : "";
+}
+
+function cookieName(state: string, secure: boolean): string {
+  return `${prefix(secure)}${BASE_NAME}${state.slice(0, 16)}`;
+}
+
+function cookieOptions(secure: boolean, maxAge: number) {
+  return { path: "/", httpOnly: true, secure, sameSite: "Lax" as const, maxAge };
+}
+
+/** Starts a flow: fresh state and verifier, the S256 challenge, and the Set-Cookie headers to send. */
+export async function startLoginFlow(
+  request: Request,
+  input: { returnTo: string; organizationId?: string; secure: boolean; now: number; random?: RandomSource },
+): Promise<{ flow: LoginFlow; codeChallenge: string; setCookies: string[] }> {
+  const flow: LoginFlow = {
+    state: randomToken(32, input.random),
+    codeVerifier: randomToken(32, input.random),
+    returnTo: input.returnTo,
+    ...(input.organizationId ? { organizationId: input.organizationId } : {}),
+    expiresAt: input.now + LOGIN_FLOW_TTL_SECONDS * 1000,
+  };
+  const value = base64url(new TextEncoder().encode(JSON.stringify(flow)));
+  const setCookies = [
+    buildSetCookie(cookieName(flow.state, input.secure), value, cookieOptions(input.secure, LOGIN_FLOW_TTL_SECONDS)),
+  ];
+  // Bound the number of open flows a browser carries: clear the others past the limit.
+  const open = Object.keys(parseCookie(request.headers.get("Cookie") ?? "")).filter((n) =>
+    n.startsWith(`${prefix(input.secure)}${BASE_NAME}`),
+  );
+  if (open.length >= MAX_OPEN_FLOWS) {
+    for (const name of open) setCookies.push(buildSetCookie(name, "", cookieOptions(input.secure, 0)));
+  }
+  return { flow, codeChallenge: await sha256Base64url(flow.codeVerifier), setCookies };
+}
+
+export type FlowCheck =
+  | { ok: true; flow: LoginFlow; clearCookie: string }
+  | { ok: false; reason: "missing" | "mismatch" | "expired"; clearCookie?: string };
+
+/** Finds and checks the flow for a callback's `state`. One-time: the caller always clears the cookie. */
+export function takeLoginFlow(request: Request, state: string, secure: boolean, now: number): FlowCheck {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(state)) return { ok: false, reason: "mismatch" };
+  const name = cookieName(state, secure);
+  const clearCookie = buildSetCookie(name, "", cookieOptions(secure, 0));
+  const raw = parseCookie(request.headers.get("Cookie") ?? "")[name];
+  if (!raw) return { ok: false, reason: "missing" };
+  const flow = decodeFlow(raw);
+  if (!flow || !timingSafeEqual(flow.state, state)) return { ok: false, reason: "mismatch", clearCookie };
+  if (now >= flow.expiresAt) return { ok: false, reason: "expired", clearCookie };
+  return { ok: true, flow, clearCookie };
+}
+
+function decodeFlow(raw: string): LoginFlow | null {
+  const bytes = fromBase64url(raw);
+  if (!bytes) return null;
+  try {
+    const v = JSON.parse(new TextDecoder().decode(bytes)) as Partial<LoginFlow>;
+    if (
+      typeof v.state !== "string" ||
+      typeof v.codeVerifier !== "string" ||
+      typeof v.returnTo !== "string" ||
+      typeof v.expiresAt !== "number" ||
+      (v.organizationId !== undefined && typeof v.organizationId !== "string")
+    ) {
+      return null;
+    }
+    return v as LoginFlow;
+  } catch {
+    return null;
+  }
+}

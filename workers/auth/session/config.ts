@@ -1,0 +1,84 @@
+/**
+ * @module
+ * Session settings and their defaults, in one place so ARCHITECTURE.md and
+ * the code cannot drift. Every duration is in seconds.
+ */
+import type { RandomSource } from "../crypto";
+
+export interface SessionCookieConfig {
+  /**
+   * Base name; the prefix is derived: `__Host-` by default, `__Secure-` when
+   * `domain` is set, none when `secure` is false (plain-HTTP local development).
+   */
+  name?: string;
+  /** Share the session across subdomains (e.g. `example.com` for `<org>.example.com`). */
+  domain?: string;
+  /** Default true. Set false only for plain-HTTP local development. */
+  secure?: boolean;
+}
+
+export interface SessionManagerOptions {
+  cookie?: SessionCookieConfig;
+  /** Idle timeout: a session unused this long ends. Default 7 days. */
+  idleTimeout?: number;
+  /** Absolute lifetime from login, however active. Default 30 days. */
+  absoluteTimeout?: number;
+  /** The record is rewritten (sliding the idle expiry) at most this often. Default 1 hour. */
+  refreshInterval?: number;
+  /** Milliseconds since the epoch. Default `Date.now`. */
+  clock?: () => number;
+  random?: RandomSource;
+}
+
+export const SESSION_DEFAULTS = {
+  cookieName: "gh_session",
+  idleTimeout: 7 * 24 * 3600,
+  absoluteTimeout: 30 * 24 * 3600,
+  refreshInterval: 3600,
+} as const;
+
+/** KV refuses `expirationTtl`/`expiration` closer than 60 s. */
+export const KV_MIN_TTL = 60;
+
+export interface ResolvedSessionConfig {
+  cookieName: string;
+  domain: string | undefined;
+  secure: boolean;
+  idleTimeout: number;
+  absoluteTimeout: number;
+  refreshInterval: number;
+  clock: () => number;
+  random: RandomSource | undefined;
+}
+
+export function resolveSessionConfig(options: SessionManagerOptions = {}): ResolvedSessionConfig {
+  const secure = options.cookie?.secure ?? true;
+  const domain = options.cookie?.domain;
+  const base = options.cookie?.name ?? SESSION_DEFAULTS.cookieName;
+  const prefix = !secure ? "" : domain ? "__Secure-" : "__Host-";
+  const idleTimeout = positive("idleTimeout", options.idleTimeout ?? SESSION_DEFAULTS.idleTimeout);
+  const absoluteTimeout = positive("absoluteTimeout", options.absoluteTimeout ?? SESSION_DEFAULTS.absoluteTimeout);
+  const refreshInterval = positive("refreshInterval", options.refreshInterval ?? SESSION_DEFAULTS.refreshInterval);
+  if (idleTimeout < KV_MIN_TTL || absoluteTimeout < KV_MIN_TTL) {
+    throw new RangeError(`Session timeouts must be at least ${KV_MIN_TTL} seconds (KV's minimum expiry)`);
+  }
+  if (refreshInterval >= idleTimeout) {
+    throw new RangeError("refreshInterval must be shorter than idleTimeout, or sessions would expire while in use");
+  }
+  return {
+    cookieName: `${prefix}${base}`,
+    domain,
+    secure,
+    idleTimeout,
+    absoluteTimeout,
+    refreshInterval,
+    clock: options.clock ?? Date.now,
+    random: options.random,
+  };
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isInteger(value) || value <= 0)
+    throw new RangeError(`${name} must be a positive whole number of seconds`);
+  return value;
+}

@@ -1,0 +1,191 @@
+/**
+ * @module
+ * `SessionManager` (spec): creates, resolves and destroys server-side
+ * sessions kept in KV with a sliding idle expiry and an absolute lifetime,
+ * identified by a signed cookie. `resolveUser` never throws on any cookie;
+ * only a failing store surfaces, as a 503 `AuthError` (fail closed).
+ */
+import { buildSetCookie, parseCookie } from "../cookies";
+import { HmacSigner } from "../crypto";
+import { AuthError } from "../errors";
+import type { AppUser, IdentityUser } from "../types";
+import { type ResolvedSessionConfig, resolveSessionConfig, type SessionManagerOptions } from "./config";
+import { KVSessionStore, type SessionRecord } from "./kv-session-store";
+import { isSessionId, issueSessionToken, verifySessionToken } from "./token";
+
+/** A resolved session: the public id, the user, and the stored record. */
+export interface ResolvedSession {
+  sessionId: string;
+  user: AppUser;
+  record: SessionRecord;
+}
+
+/** Optional request facts stored with a session (shown on "your sessions" pages). */
+export interface SessionMeta {
+  userAgent?: string;
+  ip?: string;
+}
+
+/** Anything with a raw KV namespace (`KVStore` from `gatehouse`), or the namespace itself. */
+export type SessionKV = KVNamespace | { readonly raw: KVNamespace };
+
+const RECENT_REFRESH_LIMIT = 10_000;
+
+export class SessionManager {
+  readonly store: KVSessionStore;
+  readonly config: ResolvedSessionConfig;
+  /** HMAC signer over the session secret(s); other auth parts sign with a purpose prefix. */
+  readonly signer: HmacSigner;
+  /** Sessions this isolate slid recently: avoids two writes to one key in the same second. */
+  readonly #recentRefresh = new Map<string, number>();
+
+  constructor(kv: SessionKV, secret: string | readonly string[], options: SessionManagerOptions = {}) {
+    this.config = resolveSessionConfig(options);
+    const namespace = "raw" in kv && kv.raw ? kv.raw : (kv as KVNamespace);
+    this.store = new KVSessionStore(namespace, this.config.clock);
+    this.signer = new HmacSigner(secret);
+  }
+
+  get cookieName(): string {
+    return this.config.cookieName;
+  }
+
+  /** The signed-in user, or null for a missing, malformed, tampered, expired or deleted session. */
+  async resolveUser(request: Request): Promise<AppUser | null> {
+    return (await this.resolveSession(request))?.user ?? null;
+  }
+
+  /** Like `resolveUser`, with the public session id and stored record. */
+  resolveSession(request: Request): Promise<ResolvedSession | null> {
+    return this.resolveCookieHeader(request.headers.get("Cookie"));
+  }
+
+  /** Resolves a session from a raw Cookie header (used by the service-binding RPC). */
+  async resolveCookieHeader(cookieHeader: string | null | undefined): Promise<ResolvedSession | null> {
+    const sessionId = await this.sessionIdFromCookieHeader(cookieHeader);
+    if (!sessionId) return null;
+    let record: SessionRecord | null;
+    try {
+      record = await this.store.get(sessionId);
+    } catch (cause) {
+      throw new AuthError("session_store_unavailable", { status: 503, message: "Sessions are unavailable", cause });
+    }
+    if (!record || record.id !== sessionId) return null;
+    const now = this.config.clock();
+    if (now >= record.idleExpiresAt || now >= record.absoluteExpiresAt) return null;
+    if (now - record.lastSeenAt >= this.config.refreshInterval * 1000) await this.#slide(record, now);
+    return { sessionId, user: toAppUser(record), record };
+  }
+
+  /** The verified public session id carried by a Cookie header, or null. */
+  async sessionIdFromCookieHeader(cookieHeader: string | null | undefined): Promise<string | null> {
+    if (!cookieHeader) return null;
+    const value = parseCookie(cookieHeader)[this.config.cookieName];
+    if (!value) return null;
+    return verifySessionToken(this.signer, value);
+  }
+
+  /**
+   * Creates a session with a fresh id (never reusing one: no fixation).
+   * The response carries the Set-Cookie header; copy it onto your redirect.
+   */
+  async createSession(
+    user: IdentityUser,
+    organizationId?: string,
+    meta: SessionMeta = {},
+  ): Promise<{ sessionId: string; response: Response; record: SessionRecord }> {
+    const now = this.config.clock();
+    const { cookieValue, sessionId } = await issueSessionToken(this.signer, this.config.random);
+    const absoluteExpiresAt = now + this.config.absoluteTimeout * 1000;
+    const record: SessionRecord = {
+      v: 1,
+      id: sessionId,
+      userId: user.id,
+      email: user.email,
+      firstName: user.firstName ?? "",
+      lastName: user.lastName ?? "",
+      memberships: user.memberships.map((m) => ({
+        organizationId: m.organizationId,
+        organizationSlug: m.organizationSlug,
+        role: m.role,
+      })),
+      ...(organizationId ? { organizationId } : {}),
+      ...(user.providerSessionId ? { providerSessionId: user.providerSessionId } : {}),
+      createdAt: now,
+      lastSeenAt: now,
+      idleExpiresAt: Math.min(now + this.config.idleTimeout * 1000, absoluteExpiresAt),
+      absoluteExpiresAt,
+      ...(meta.userAgent ? { userAgent: meta.userAgent.slice(0, 256) } : {}),
+      ...(meta.ip ? { ip: meta.ip.slice(0, 64) } : {}),
+    };
+    try {
+      await this.store.put(record);
+    } catch (cause) {
+      throw new AuthError("session_store_unavailable", { status: 503, message: "Could not save the session", cause });
+    }
+    const response = new Response(null, { status: 204 });
+    response.headers.append("Set-Cookie", this.sessionCookie(cookieValue));
+    return { sessionId, response, record };
+  }
+
+  /** Deletes the session. The response clears the session cookie. Unknown ids are a no-op. */
+  async destroySession(sessionId: string): Promise<Response> {
+    if (isSessionId(sessionId)) {
+      this.#recentRefresh.delete(sessionId);
+      await this.store.delete(sessionId);
+    }
+    const response = new Response(null, { status: 204 });
+    response.headers.append("Set-Cookie", this.clearCookie());
+    return response;
+  }
+
+  /** Set-Cookie value carrying a session cookie. */
+  sessionCookie(cookieValue: string): string {
+    return buildSetCookie(this.config.cookieName, cookieValue, {
+      path: "/",
+      httpOnly: true,
+      secure: this.config.secure,
+      sameSite: "Lax",
+      maxAge: this.config.absoluteTimeout,
+      ...(this.config.domain ? { domain: this.config.domain } : {}),
+    });
+  }
+
+  /** Set-Cookie value that deletes the session cookie. */
+  clearCookie(): string {
+    return buildSetCookie(this.config.cookieName, "", {
+      path: "/",
+      httpOnly: true,
+      secure: this.config.secure,
+      sameSite: "Lax",
+      maxAge: 0,
+      ...(this.config.domain ? { domain: this.config.domain } : {}),
+    });
+  }
+
+  async #slide(record: SessionRecord, now: number): Promise<void> {
+    const last = this.#recentRefresh.get(record.id);
+    if (last !== undefined && now - last < this.config.refreshInterval * 1000) return;
+    if (this.#recentRefresh.size >= RECENT_REFRESH_LIMIT) this.#recentRefresh.clear();
+    this.#recentRefresh.set(record.id, now);
+    record.lastSeenAt = now;
+    record.idleExpiresAt = Math.min(now + this.config.idleTimeout * 1000, record.absoluteExpiresAt);
+    try {
+      await this.store.put(record);
+    } catch (err) {
+      // Sliding is best effort: a failed write (e.g. KV's 1 write/s/key limit) must not fail the request.
+      console.warn("gatehouse: session refresh write failed", err instanceof Error ? err.message : err);
+    }
+  }
+}
+
+export function toAppUser(record: SessionRecord): AppUser {
+  return {
+    id: record.userId,
+    email: record.email,
+    firstName: record.firstName,
+    lastName: record.lastName,
+    ...(record.organizationId ? { organizationId: record.organizationId } : {}),
+    memberships: record.memberships.map((m) => ({ ...m })),
+  };
+}
