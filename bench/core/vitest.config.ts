@@ -3,5 +3,5 @@ import { defineProject } from "vitest/config";
 
 export default defineProject({
   plugins: [cloudflareTest({ wrangler: { configPath: "../../test/core/wrangler.toml" } })],
-  test: { name: "bench-core", root: import.meta.dirname, include: ["**/*.bench.ts"] },
+  test: { name: "bench-core", root: import.meta.dirname, include: ["**/*.bench.ts"], testTimeout: 600_000 },
 });

@@ -1,0 +1,8 @@
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { defineProject } from "vitest/config";
+
+// Runs in workerd with the versioned-kv test config (one local KV namespace, VKV).
+export default defineProject({
+  plugins: [cloudflareTest({ wrangler: { configPath: "../../test/versioned-kv/wrangler.toml" } })],
+  test: { name: "bench-html", root: import.meta.dirname, include: ["**/*.bench.ts"], testTimeout: 300_000 },
+});

@@ -1,0 +1,8 @@
+/**
+ * @module
+ * The HTML transformation concern of the client SDK: `HtmlTransformer` on the
+ * runtime's streaming HTMLRewriter, and its error class. Exported by name;
+ * nothing here may import the identity SDK, Hono or anything not HTML-related.
+ */
+export { HtmlTransformError, type HtmlTransformErrorCode } from "./errors";
+export { type AssignmentFn, HtmlTransformer, type ScriptPosition } from "./transformer";
