@@ -3,4 +3,17 @@
  * The Durable Object classes a host worker exports and binds in its
  * wrangler config. Exported by name.
  */
-export {};
+
+export { CONTAINER_PORT, CONTAINER_SLEEP_AFTER, GatehouseContainer } from "./container";
+export {
+  CLOSE_SESSION_INACTIVE,
+  CLOSE_SESSION_REVOKED,
+  decodeMessage,
+  encodeMessage,
+  type LiveMessage,
+  type RevocationReason,
+  type RevocationResult,
+  type SessionInfo,
+  type SessionMirror,
+  UserSessions,
+} from "./user-sessions";

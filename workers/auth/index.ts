@@ -41,7 +41,12 @@ export {
 } from "./routes/handlers";
 export { LOGIN_FLOW_TTL_SECONDS } from "./routes/login-flow";
 export { safeReturnTo } from "./routes/return-to";
-export { SESSION_DEFAULTS, type SessionCookieConfig, type SessionManagerOptions } from "./session/config";
+export {
+  type RevocationMode,
+  SESSION_DEFAULTS,
+  type SessionCookieConfig,
+  type SessionManagerOptions,
+} from "./session/config";
 export { KVSessionStore, SESSION_PREFIX, type SessionRecord } from "./session/kv-session-store";
 export { type ResolvedSession, type SessionKV, SessionManager, type SessionMeta } from "./session/session-manager";
 export type { AppUser, IdentityUser, OrganizationMembership, OrgResolutionStrategy } from "./types";

@@ -7,6 +7,7 @@
  * missing value fails with an error naming it, never a silent default.
  */
 import { type Application, ServiceProvider, Token } from "gatehouse";
+import type { UserSessions } from "../../durable-objects/user-sessions";
 import { AuthError } from "./errors";
 import { DefaultIdentityClient, type IdentityEnv } from "./identity/default-identity-client";
 import { type IdentityClient, IdentityClientToken } from "./identity/identity-client";
@@ -23,6 +24,10 @@ export interface AuthEnv extends IdentityEnv {
   SESSION_SECRET_PREVIOUS?: string;
   /** `auth.redirectUrl`: the registered callback URL (`https://auth.example.com/auth/callback`). */
   AUTH_REDIRECT_URL?: string;
+  /** The per-user session objects (`UserSessions`). Enables revocation, the live channel and strict mode. */
+  USER_SESSIONS?: DurableObjectNamespace<UserSessions>;
+  /** "strict" (default with USER_SESSIONS) or "eventual". */
+  GATEHOUSE_REVOCATION?: string;
 }
 
 export interface AuthConfig {
@@ -70,7 +75,16 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
       if (!env.SESSION_SECRET) throw missing("SESSION_SECRET");
       const secrets = [env.SESSION_SECRET, ...(env.SESSION_SECRET_PREVIOUS ? [env.SESSION_SECRET_PREVIOUS] : [])];
       const secure = options.session?.cookie?.secure ?? !c.resolve(AuthConfigToken).redirectUrl.startsWith("http:");
+      const mode = env.GATEHOUSE_REVOCATION;
+      if (mode !== undefined && mode !== "strict" && mode !== "eventual") {
+        throw new AuthError("config_missing", {
+          status: 500,
+          message: 'GATEHOUSE_REVOCATION must be "strict" or "eventual"',
+        });
+      }
       return new SessionManager(env.SESSIONS, secrets, {
+        ...(env.USER_SESSIONS ? { userSessions: env.USER_SESSIONS } : {}),
+        ...(mode ? { revocation: mode } : {}),
         ...options.session,
         cookie: { ...options.session?.cookie, secure },
       });

@@ -1,21 +1,17 @@
 /**
  * @module
- * The deployed auth worker: `Application` with `AuthServiceProvider`, the
- * health route and the home page. It holds no logic of its own; everything
- * lives in the modules it wires.
+ * The deployed auth worker's entry: the fetch handler, the `AuthService`
+ * RPC entrypoint, and the Durable Object classes wrangler.toml binds.
+ * It holds no logic of its own; `app/` composes the modules.
  */
-import { Application } from "gatehouse";
-import { registerHomePage } from "./app/home";
-import { type AuthEnv, AuthServiceProvider } from "./provider";
+import { type AuthWorkerEnv, authApplication } from "./app";
 
-export interface AuthWorkerEnv extends AuthEnv {
-  SESSIONS: KVNamespace;
-}
+export { UserSessions } from "../../durable-objects/user-sessions";
+export type { AuthWorkerEnv } from "./app";
+export { AuthService, type RpcSession } from "./rpc/auth-service";
 
-export default Application.handler<AuthWorkerEnv>({
-  providers: [new AuthServiceProvider<AuthWorkerEnv>()],
-  setup(app) {
-    app.hono.get("/health", (c) => c.json({ ok: true, service: "gatehouse-auth" }));
-    registerHomePage(app);
+export default {
+  fetch(request, env, ctx) {
+    return authApplication(env).fetch(request, env, ctx);
   },
-});
+} satisfies ExportedHandler<AuthWorkerEnv>;

@@ -3,7 +3,16 @@
  * Session settings and their defaults, in one place so ARCHITECTURE.md and
  * the code cannot drift. Every duration is in seconds.
  */
+import type { UserSessions } from "../../../durable-objects/user-sessions";
 import type { RandomSource } from "../crypto";
+
+/**
+ * How revocation reaches other locations:
+ * - "strict": `resolveUser` also asks the user's session object (one extra Durable
+ *   Object round trip per request); a revoked session is refused everywhere at once.
+ * - "eventual": KV only; other locations may accept a revoked session for up to ~60 s.
+ */
+export type RevocationMode = "strict" | "eventual";
 
 export interface SessionCookieConfig {
   /**
@@ -28,6 +37,10 @@ export interface SessionManagerOptions {
   /** Milliseconds since the epoch. Default `Date.now`. */
   clock?: () => number;
   random?: RandomSource;
+  /** The per-user session objects. Sessions are mirrored into them; revocation goes through them. */
+  userSessions?: DurableObjectNamespace<UserSessions>;
+  /** Default "strict" when `userSessions` is set (it needs it), else "eventual". */
+  revocation?: RevocationMode;
 }
 
 export const SESSION_DEFAULTS = {
@@ -49,6 +62,7 @@ export interface ResolvedSessionConfig {
   refreshInterval: number;
   clock: () => number;
   random: RandomSource | undefined;
+  revocation: RevocationMode;
 }
 
 export function resolveSessionConfig(options: SessionManagerOptions = {}): ResolvedSessionConfig {
@@ -62,6 +76,10 @@ export function resolveSessionConfig(options: SessionManagerOptions = {}): Resol
   if (idleTimeout < KV_MIN_TTL || absoluteTimeout < KV_MIN_TTL) {
     throw new RangeError(`Session timeouts must be at least ${KV_MIN_TTL} seconds (KV's minimum expiry)`);
   }
+  const revocation = options.revocation ?? (options.userSessions ? "strict" : "eventual");
+  if (revocation === "strict" && !options.userSessions) {
+    throw new TypeError('revocation: "strict" needs the userSessions Durable Object namespace');
+  }
   if (refreshInterval >= idleTimeout) {
     throw new RangeError("refreshInterval must be shorter than idleTimeout, or sessions would expire while in use");
   }
@@ -74,6 +92,7 @@ export function resolveSessionConfig(options: SessionManagerOptions = {}): Resol
     refreshInterval,
     clock: options.clock ?? Date.now,
     random: options.random,
+    revocation,
   };
 }
 

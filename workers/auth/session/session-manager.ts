@@ -5,6 +5,7 @@
  * identified by a signed cookie. `resolveUser` never throws on any cookie;
  * only a failing store surfaces, as a 503 `AuthError` (fail closed).
  */
+import type { RevocationResult, SessionInfo, UserSessions } from "../../../durable-objects/user-sessions";
 import { buildSetCookie, parseCookie } from "../cookies";
 import { HmacSigner } from "../crypto";
 import { AuthError } from "../errors";
@@ -38,9 +39,11 @@ export class SessionManager {
   readonly signer: HmacSigner;
   /** Sessions this isolate slid recently: avoids two writes to one key in the same second. */
   readonly #recentRefresh = new Map<string, number>();
+  readonly #userSessions: DurableObjectNamespace<UserSessions> | undefined;
 
   constructor(kv: SessionKV, secret: string | readonly string[], options: SessionManagerOptions = {}) {
     this.config = resolveSessionConfig(options);
+    this.#userSessions = options.userSessions;
     const namespace = "raw" in kv && kv.raw ? kv.raw : (kv as KVNamespace);
     this.store = new KVSessionStore(namespace, this.config.clock);
     this.signer = new HmacSigner(secret);
@@ -73,6 +76,7 @@ export class SessionManager {
     if (!record || record.id !== sessionId) return null;
     const now = this.config.clock();
     if (now >= record.idleExpiresAt || now >= record.absoluteExpiresAt) return null;
+    if (this.config.revocation === "strict" && !(await this.#isActive(record))) return null;
     if (now - record.lastSeenAt >= this.config.refreshInterval * 1000) await this.#slide(record, now);
     return { sessionId, user: toAppUser(record), record };
   }
@@ -123,6 +127,25 @@ export class SessionManager {
     } catch (cause) {
       throw new AuthError("session_store_unavailable", { status: 503, message: "Could not save the session", cause });
     }
+    if (this.#userSessions) {
+      try {
+        const { registered } = await this.#stub(user.id).register({
+          id: sessionId,
+          createdAt: record.createdAt,
+          lastSeenAt: record.lastSeenAt,
+          expiresAt: record.idleExpiresAt,
+          absoluteExpiresAt: record.absoluteExpiresAt,
+          ...(record.organizationId ? { organizationId: record.organizationId } : {}),
+          ...(record.userAgent ? { userAgent: record.userAgent } : {}),
+          ...(record.ip ? { ip: record.ip } : {}),
+          ...(record.providerSessionId ? { providerSessionId: record.providerSessionId } : {}),
+        });
+        if (!registered) throw new Error("session id was revoked before it was registered");
+      } catch (cause) {
+        await this.store.delete(sessionId).catch(() => {});
+        throw new AuthError("session_store_unavailable", { status: 503, message: "Could not save the session", cause });
+      }
+    }
     const response = new Response(null, { status: 204 });
     response.headers.append("Set-Cookie", this.sessionCookie(cookieValue));
     return { sessionId, response, record };
@@ -132,7 +155,7 @@ export class SessionManager {
   async destroySession(sessionId: string): Promise<Response> {
     if (isSessionId(sessionId)) {
       this.#recentRefresh.delete(sessionId);
-      await this.store.delete(sessionId);
+      await this.#end(sessionId, "logout");
     }
     const response = new Response(null, { status: 204 });
     response.headers.append("Set-Cookie", this.clearCookie());
@@ -163,6 +186,71 @@ export class SessionManager {
     });
   }
 
+  /** Every live session of a user (needs `userSessions`). */
+  async listSessions(userId: string): Promise<SessionInfo[]> {
+    return this.#requireStub(userId).list(this.config.clock());
+  }
+
+  /**
+   * Revokes one session by its public id: KV record, tombstone, open tabs.
+   * Finds the owner through the KV record; returns null when no such session is known here.
+   */
+  async revokeSession(sessionId: string): Promise<RevocationResult | null> {
+    if (!isSessionId(sessionId)) return null;
+    const record = await this.store.get(sessionId);
+    if (!record) return null;
+    this.#recentRefresh.delete(sessionId);
+    return this.#requireStub(record.userId).revoke(sessionId, "revoked");
+  }
+
+  /** Revokes every session of a user and closes every open tab. */
+  revokeUser(userId: string): Promise<RevocationResult> {
+    return this.#requireStub(userId).revokeAll("revoked_all");
+  }
+
+  /** Revokes every session of a user except `keepSessionId` ("sign out everywhere else"). */
+  revokeOtherSessions(userId: string, keepSessionId: string): Promise<RevocationResult> {
+    return this.#requireStub(userId).revokeOthers(keepSessionId);
+  }
+
+  /** The user's session object (needs `userSessions`). */
+  userSessionsStub(userId: string): DurableObjectStub<UserSessions> {
+    return this.#requireStub(userId);
+  }
+
+  async #end(sessionId: string, reason: "logout" | "revoked"): Promise<void> {
+    if (!this.#userSessions) {
+      await this.store.delete(sessionId);
+      return;
+    }
+    const record = await this.store.get(sessionId);
+    if (record) await this.#stub(record.userId).revoke(sessionId, reason);
+    else await this.store.delete(sessionId);
+  }
+
+  async #isActive(record: SessionRecord): Promise<boolean> {
+    try {
+      return await this.#stub(record.userId).isActive(record.id, this.config.clock());
+    } catch (cause) {
+      throw new AuthError("session_store_unavailable", { status: 503, message: "Sessions are unavailable", cause });
+    }
+  }
+
+  #stub(userId: string): DurableObjectStub<UserSessions> {
+    const ns = this.#userSessions!;
+    return ns.get(ns.idFromName(userId));
+  }
+
+  #requireStub(userId: string): DurableObjectStub<UserSessions> {
+    if (!this.#userSessions) {
+      throw new AuthError("config_missing", {
+        status: 500,
+        message: "Session revocation needs the USER_SESSIONS Durable Object binding",
+      });
+    }
+    return this.#stub(userId);
+  }
+
   async #slide(record: SessionRecord, now: number): Promise<void> {
     const last = this.#recentRefresh.get(record.id);
     if (last !== undefined && now - last < this.config.refreshInterval * 1000) return;
@@ -171,7 +259,10 @@ export class SessionManager {
     record.lastSeenAt = now;
     record.idleExpiresAt = Math.min(now + this.config.idleTimeout * 1000, record.absoluteExpiresAt);
     try {
-      await this.store.put(record);
+      await Promise.all([
+        this.store.put(record),
+        this.#userSessions ? this.#stub(record.userId).touch(record.id, now, record.idleExpiresAt) : undefined,
+      ]);
     } catch (err) {
       // Sliding is best effort: a failed write (e.g. KV's 1 write/s/key limit) must not fail the request.
       console.warn("gatehouse: session refresh write failed", err instanceof Error ? err.message : err);

@@ -1,0 +1,289 @@
+/**
+ * @module
+ * `UserSessions`: one Durable Object per user (named by user id, SQLite
+ * storage, partyserver with hibernation). It mirrors every live session of
+ * the user, revokes them (KV records, tombstones, open tabs) in one place,
+ * and holds the live channel of the user's tabs. Its RPC methods are the
+ * API; `fetch` only accepts WebSocket upgrades that the auth worker has
+ * already authenticated. Helpers sit behind `#private` so RPC cannot reach them.
+ */
+import { type Connection, type ConnectionContext, Server } from "partyserver";
+import { SESSION_PREFIX } from "../../workers/auth/session/kv-session-store";
+import { CLOSE_SESSION_INACTIVE, CLOSE_SESSION_REVOKED, encodeMessage, type LiveMessage } from "./messages";
+import { type RevocationReason, type RevocationResult, SCHEMA, type SessionInfo, type SessionMirror } from "./schema";
+
+export interface UserSessionsEnv {
+  SESSIONS: KVNamespace;
+  /** KV deletes per invocation (production limit: 1,000 KV operations). Default 500. */
+  GATEHOUSE_REVOCATION_BATCH?: string;
+}
+
+/** Header the auth worker sets on an authenticated upgrade; never trusted from a browser (the worker overwrites it). */
+export const SESSION_HEADER = "x-gatehouse-session";
+
+const DEFAULT_BATCH = 500;
+const KV_PARALLELISM = 50;
+const RETRY_DELAY_MS = 5_000;
+
+type Row = Record<string, SqlStorageValue>;
+
+type ServerEnv = Cloudflare.Env & UserSessionsEnv;
+
+export class UserSessions extends Server<ServerEnv> {
+  static override options = { hibernate: true };
+
+  readonly #batch: number;
+  /** Set when the last KV drain had failures, so the retry alarm backs off. */
+  #drainFailed = false;
+
+  constructor(ctx: DurableObjectState, env: ServerEnv) {
+    super(ctx, env);
+    ctx.storage.sql.exec(SCHEMA);
+    const batch = Number(env.GATEHOUSE_REVOCATION_BATCH ?? DEFAULT_BATCH);
+    this.#batch = Number.isInteger(batch) && batch > 0 && batch <= 900 ? batch : DEFAULT_BATCH;
+  }
+
+  // ---- RPC ----------------------------------------------------------------
+
+  /** Mirrors a new session. Refuses an id that was revoked (tombstoned). */
+  register(session: SessionMirror): { registered: boolean } {
+    const sql = this.ctx.storage.sql;
+    if (sql.exec("SELECT 1 FROM tombstones WHERE id = ?", session.id).toArray().length > 0)
+      return { registered: false };
+    sql.exec(
+      `INSERT OR REPLACE INTO sessions (id, created_at, last_seen_at, expires_at, absolute_expires_at, organization_id, user_agent, ip, provider_session_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      session.id,
+      session.createdAt,
+      session.lastSeenAt,
+      session.expiresAt,
+      session.absoluteExpiresAt,
+      session.organizationId ?? null,
+      session.userAgent ?? null,
+      session.ip ?? null,
+      session.providerSessionId ?? null,
+    );
+    this.#scheduleAlarm();
+    this.#broadcastChanged();
+    return { registered: true };
+  }
+
+  /** Records use (the sliding refresh). A no-op for unknown or revoked sessions. */
+  touch(sessionId: string, lastSeenAt: number, expiresAt: number): void {
+    this.ctx.storage.sql.exec(
+      "UPDATE sessions SET last_seen_at = ?, expires_at = MIN(?, absolute_expires_at) WHERE id = ?",
+      lastSeenAt,
+      expiresAt,
+      sessionId,
+    );
+  }
+
+  /** Every live (unexpired) session of the user, newest first. */
+  list(now: number = Date.now()): SessionInfo[] {
+    return this.ctx.storage.sql
+      .exec("SELECT * FROM sessions WHERE expires_at > ? ORDER BY created_at DESC", now)
+      .toArray()
+      .map(toInfo);
+  }
+
+  /** True while the session is mirrored here, unexpired and not revoked. */
+  isActive(sessionId: string, now: number = Date.now()): boolean {
+    return (
+      this.ctx.storage.sql.exec("SELECT 1 FROM sessions WHERE id = ? AND expires_at > ?", sessionId, now).toArray()
+        .length > 0
+    );
+  }
+
+  revoke(sessionId: string, reason: RevocationReason = "revoked"): Promise<RevocationResult> {
+    return this.#revoke([sessionId], reason);
+  }
+
+  revokeAll(reason: RevocationReason = "revoked_all"): Promise<RevocationResult> {
+    const ids = this.ctx.storage.sql
+      .exec<{ id: string }>("SELECT id FROM sessions")
+      .toArray()
+      .map((r) => r.id);
+    return this.#revoke(ids, reason, true);
+  }
+
+  revokeOthers(keepSessionId: string): Promise<RevocationResult> {
+    const ids = this.ctx.storage.sql
+      .exec<{ id: string }>("SELECT id FROM sessions WHERE id != ?", keepSessionId)
+      .toArray()
+      .map((r) => r.id);
+    return this.#revoke(ids, "signed_out_elsewhere");
+  }
+
+  /** Revokes the session opened with this provider session id (WorkOS `sid`). */
+  revokeByProviderSession(providerSessionId: string): Promise<RevocationResult> {
+    const ids = this.ctx.storage.sql
+      .exec<{ id: string }>("SELECT id FROM sessions WHERE provider_session_id = ?", providerSessionId)
+      .toArray()
+      .map((r) => r.id);
+    return this.#revoke(ids, "provider");
+  }
+
+  /** Counts for tests and operators: rows, tombstones, pending KV deletes, open sockets. */
+  stats(): { sessions: number; tombstones: number; pendingKvDeletes: number; sockets: number } {
+    const count = (table: string) =>
+      Number(this.ctx.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n);
+    return {
+      sessions: count("sessions"),
+      tombstones: count("tombstones"),
+      pendingKvDeletes: count("kv_deletes"),
+      sockets: [...this.getConnections()].length,
+    };
+  }
+
+  // ---- partyserver hooks --------------------------------------------------
+
+  override getConnectionTags(_connection: Connection, ctx: ConnectionContext): string[] {
+    const sessionId = ctx.request.headers.get(SESSION_HEADER);
+    return sessionId ? [`s:${sessionId}`] : [];
+  }
+
+  override onConnect(connection: Connection, ctx: ConnectionContext): void {
+    const sessionId = ctx.request.headers.get(SESSION_HEADER);
+    if (!sessionId || !this.isActive(sessionId)) {
+      connection.close(CLOSE_SESSION_INACTIVE, "session inactive");
+      return;
+    }
+    connection.setState({ sessionId });
+  }
+
+  override onMessage(connection: Connection, message: string | ArrayBuffer | ArrayBufferView): void {
+    if (message === "ping") connection.send(encodeMessage({ type: "pong", at: new Date() }));
+  }
+
+  override onRequest(): Response {
+    return Response.json(
+      { error: "not_found", message: "Use the RPC methods or a WebSocket upgrade" },
+      { status: 404 },
+    );
+  }
+
+  override async onAlarm(): Promise<void> {
+    const now = Date.now();
+    await this.#drainKvDeletes();
+    this.ctx.storage.sql.exec("DELETE FROM sessions WHERE expires_at <= ?", now);
+    this.ctx.storage.sql.exec("DELETE FROM tombstones WHERE expires_at <= ?", now);
+    this.#scheduleAlarm();
+  }
+
+  // ---- helpers (not reachable over RPC) ------------------------------------
+
+  async #revoke(ids: string[], reason: RevocationReason, everyone = false): Promise<RevocationResult> {
+    const now = Date.now();
+    const sql = this.ctx.storage.sql;
+    let revoked = 0;
+    // Durable state first, atomically: from here on the sessions are invalid in strict mode.
+    this.ctx.storage.transactionSync(() => {
+      for (const id of ids) {
+        const row = sql
+          .exec<{ absolute_expires_at: number }>("SELECT absolute_expires_at FROM sessions WHERE id = ?", id)
+          .toArray()[0];
+        const expiresAt = row ? row.absolute_expires_at : now + 24 * 3600 * 1000;
+        sql.exec("DELETE FROM sessions WHERE id = ?", id);
+        sql.exec(
+          "INSERT OR REPLACE INTO tombstones (id, revoked_at, expires_at, reason) VALUES (?, ?, ?, ?)",
+          id,
+          now,
+          expiresAt,
+          reason,
+        );
+        sql.exec("INSERT OR IGNORE INTO kv_deletes (id) VALUES (?)", id);
+        if (row) revoked++;
+      }
+    });
+    const socketsClosed = this.#notifyRevoked(ids, reason, now, everyone);
+    if (revoked > 0) this.#broadcastChanged();
+    const pendingKvDeletes = await this.#drainKvDeletes();
+    this.#scheduleAlarm();
+    return { revoked, socketsClosed, pendingKvDeletes };
+  }
+
+  #notifyRevoked(ids: string[], reason: RevocationReason, at: number, everyone: boolean): number {
+    let closed = 0;
+    const revokedAt = new Date(at);
+    const targets = new Set(ids);
+    for (const connection of this.getConnections<{ sessionId: string }>()) {
+      const sessionId = connection.state?.sessionId ?? connection.tags.find((t) => t.startsWith("s:"))?.slice(2);
+      if (!everyone && (!sessionId || !targets.has(sessionId))) continue;
+      try {
+        connection.send(encodeMessage({ type: "session.revoked", sessionId: sessionId ?? "", reason, revokedAt }));
+        connection.close(CLOSE_SESSION_REVOKED, "session revoked");
+        closed++;
+      } catch {
+        // The socket is already gone; nothing to tell it.
+      }
+    }
+    return closed;
+  }
+
+  #broadcastChanged(): void {
+    const message: LiveMessage = { type: "sessions.changed", at: new Date() };
+    this.broadcast(encodeMessage(message));
+  }
+
+  /** Deletes up to one batch of pending KV records; returns how many are still pending. */
+  async #drainKvDeletes(): Promise<number> {
+    const sql = this.ctx.storage.sql;
+    const ids = sql
+      .exec<{ id: string }>("SELECT id FROM kv_deletes LIMIT ?", this.#batch)
+      .toArray()
+      .map((r) => r.id);
+    this.#drainFailed = false;
+    for (let i = 0; i < ids.length; i += KV_PARALLELISM) {
+      const chunk = ids.slice(i, i + KV_PARALLELISM);
+      const results = await Promise.allSettled(chunk.map((id) => this.env.SESSIONS.delete(`${SESSION_PREFIX}${id}`)));
+      results.forEach((r, j) => {
+        if (r.status === "fulfilled") sql.exec("DELETE FROM kv_deletes WHERE id = ?", chunk[j]!);
+        else {
+          this.#drainFailed = true;
+          console.error("gatehouse: KV delete failed during revocation; will retry", r.reason);
+        }
+      });
+    }
+    return Number(sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM kv_deletes").one().n);
+  }
+
+  /** One alarm: now if KV deletes are pending, else at the earliest expiry, else none. */
+  #scheduleAlarm(): void {
+    const sql = this.ctx.storage.sql;
+    const pending = Number(sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM kv_deletes").one().n);
+    if (pending > 0) {
+      void this.ctx.storage.setAlarm(Date.now() + (this.#drainFailed ? RETRY_DELAY_MS : 0));
+      return;
+    }
+    const next = sql
+      .exec<{ t: number | null }>(
+        "SELECT MIN(t) AS t FROM (SELECT MIN(expires_at) AS t FROM sessions UNION ALL SELECT MIN(expires_at) AS t FROM tombstones)",
+      )
+      .one().t;
+    if (next === null) void this.ctx.storage.deleteAlarm();
+    else void this.ctx.storage.setAlarm(next);
+  }
+}
+
+function toInfo(row: Row): SessionInfo {
+  return {
+    id: String(row.id),
+    createdAt: Number(row.created_at),
+    lastSeenAt: Number(row.last_seen_at),
+    expiresAt: Number(row.expires_at),
+    absoluteExpiresAt: Number(row.absolute_expires_at),
+    organizationId: row.organization_id === null ? null : String(row.organization_id),
+    userAgent: row.user_agent === null ? null : String(row.user_agent),
+    ip: row.ip === null ? null : String(row.ip),
+    providerSessionId: row.provider_session_id === null ? null : String(row.provider_session_id),
+  };
+}
+
+export {
+  CLOSE_SESSION_INACTIVE,
+  CLOSE_SESSION_REVOKED,
+  decodeMessage,
+  encodeMessage,
+  type LiveMessage,
+} from "./messages";
+export type { RevocationReason, RevocationResult, SessionInfo, SessionMirror } from "./schema";

@@ -1,0 +1,95 @@
+/**
+ * Fixtures for the session-object tests: a SessionManager over the real
+ * local KV and UserSessions namespace, sessions for a user, and live
+ * WebSocket tabs opened through the auth worker's /parties route.
+ */
+import { env, exports } from "cloudflare:workers";
+import { type IdentityUser, type RevocationMode, SessionManager } from "gatehouse/auth";
+import { decodeMessage, type LiveMessage } from "gatehouse/durable-objects";
+
+export const ORIGIN = "https://auth.example.com";
+
+export function manager(revocation: RevocationMode = "strict"): SessionManager {
+  return new SessionManager(env.SESSIONS, env.SESSION_SECRET, { userSessions: env.USER_SESSIONS, revocation });
+}
+
+export function identity(id: string): IdentityUser {
+  return {
+    id,
+    email: `${id}@acme.test`,
+    firstName: "Test",
+    lastName: id,
+    memberships: [{ organizationId: "org_acme", organizationSlug: "acme", role: "admin" }],
+  };
+}
+
+let counter = 0;
+/** A fresh user id per test, so objects never share state across tests. */
+export function freshUser(): string {
+  return `user_${Date.now().toString(36)}_${++counter}`;
+}
+
+export async function newSession(
+  sessions: SessionManager,
+  userId: string,
+  meta: { userAgent?: string; ip?: string } = {},
+) {
+  const { sessionId, response } = await sessions.createSession(identity(userId), "org_acme", meta);
+  const cookie = response.headers.get("Set-Cookie")!.split(";")[0]!;
+  return { sessionId, cookie };
+}
+
+export interface Tab {
+  ws: WebSocket;
+  messages: LiveMessage[];
+  closed: Promise<{ code: number; reason: string }>;
+  next(type: LiveMessage["type"]): Promise<LiveMessage>;
+}
+
+/** Opens a live tab through the auth worker's route, as partysocket would. */
+export async function openTab(userId: string, cookie: string, headers: Record<string, string> = {}): Promise<Tab> {
+  const res = await exports.default.fetch(`${ORIGIN}/parties/user-sessions/${userId}`, {
+    headers: { Upgrade: "websocket", Cookie: cookie, Origin: ORIGIN, ...headers },
+  });
+  if (!res.webSocket) throw new Error(`upgrade refused: ${res.status} ${await res.text()}`);
+  const ws = res.webSocket;
+  const messages: LiveMessage[] = [];
+  const waiters: { type: string; resolve: (m: LiveMessage) => void }[] = [];
+  ws.accept();
+  ws.addEventListener("message", (e) => {
+    const message = decodeMessage(String(e.data));
+    messages.push(message);
+    for (const w of waiters.filter((w) => w.type === message.type)) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve(message);
+    }
+  });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.addEventListener("close", (e) => resolve({ code: e.code, reason: e.reason })),
+  );
+  return {
+    ws,
+    messages,
+    closed,
+    next: (type) => {
+      const seen = messages.find((m) => m.type === type);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve) => waiters.push({ type, resolve }));
+    },
+  };
+}
+
+/** Resolves with "open" if nothing closes the tab within `ms`. */
+export function staysOpen(tab: Tab, ms = 150): Promise<"open" | "closed"> {
+  return Promise.race([
+    tab.closed.then(() => "closed" as const),
+    new Promise<"open">((r) => setTimeout(() => r("open"), ms)),
+  ]);
+}
+
+export function withTimeout<T>(promise: Promise<T>, ms = 2_000, what = "operation"): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} timed out`)), ms)),
+  ]);
+}

@@ -1,0 +1,14 @@
+/**
+ * @module
+ * Validation of the identifiers that arrive in URLs and RPC arguments.
+ * A value that fails here never reaches storage or a Durable Object name.
+ */
+
+/** Provider user ids (WorkOS `user_01…`) and test ids: letters, digits, `_`, `-`; 1-128 chars. */
+export const USER_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+export function isUserId(value: unknown): value is string {
+  return typeof value === "string" && USER_ID.test(value);
+}
+
+export { isSessionId } from "./session/token";

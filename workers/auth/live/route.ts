@@ -1,0 +1,52 @@
+/**
+ * @module
+ * The live channel: `/parties/user-sessions/<userId>` upgrades to a WebSocket
+ * on that user's `UserSessions` object through partyserver. Only this class
+ * is routable (partyserver would otherwise reach every Durable Object binding
+ * in env); the upgrade must carry a session cookie of that very user, from
+ * this site's origin. Everything else under `/parties/` is 404.
+ */
+import { routePartykitRequest } from "partyserver";
+import type { UserSessions } from "../../../durable-objects/user-sessions";
+import { SESSION_HEADER } from "../../../durable-objects/user-sessions";
+import { isUserId } from "../ids";
+import type { SessionManager } from "../session/session-manager";
+
+/** The kebab-case route name partyserver derives from the `USER_SESSIONS` binding. */
+export const LIVE_PARTY = "user-sessions";
+
+function json(status: number, error: string, message: string): Response {
+  return Response.json({ error, message }, { status, headers: { "Cache-Control": "no-store" } });
+}
+
+export async function routeLiveChannel(
+  request: Request,
+  namespace: DurableObjectNamespace<UserSessions> | undefined,
+  sessions: SessionManager,
+  options: { allowedOrigins?: string[] } = {},
+): Promise<Response> {
+  const url = new URL(request.url);
+  const [, prefix, party, name, ...rest] = url.pathname.split("/");
+  if (prefix !== "parties" || party !== LIVE_PARTY || !namespace || rest.length > 0) {
+    return json(404, "not_found", `No route for ${request.method} ${url.pathname}`);
+  }
+  if (!isUserId(name)) return json(400, "invalid_user_id", "The user id in the path is not valid");
+  if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
+    return json(426, "upgrade_required", "This endpoint only accepts WebSocket upgrades");
+  }
+  const origin = request.headers.get("Origin");
+  if (origin !== null && origin !== url.origin && !options.allowedOrigins?.includes(origin)) {
+    return json(403, "origin_not_allowed", "WebSocket connections are accepted from this site only");
+  }
+  const response = await routePartykitRequest(request, { USER_SESSIONS: namespace } as unknown as Cloudflare.Env, {
+    onBeforeConnect: async (req, lobby) => {
+      const session = await sessions.resolveSession(req);
+      if (!session) return json(401, "unauthenticated", "Sign in first");
+      if (session.user.id !== lobby.name) return json(403, "forbidden", "This channel belongs to another user");
+      const forwarded = new Request(req);
+      forwarded.headers.set(SESSION_HEADER, session.sessionId);
+      return forwarded;
+    },
+  });
+  return response ?? json(404, "not_found", `No route for ${request.method} ${url.pathname}`);
+}

@@ -1,0 +1,62 @@
+/**
+ * @module
+ * `AuthService`: the auth worker's RPC entrypoint for consuming workers
+ * bound to it by a service binding. Consumers resolve users and manage
+ * sessions without holding the session secret. Every argument is validated
+ * here: a bad one throws a `TypeError` with a clear message, never reaching storage.
+ */
+import { WorkerEntrypoint } from "cloudflare:workers";
+import type { RevocationResult, SessionInfo } from "../../../durable-objects/user-sessions";
+import { type AuthWorkerEnv, authApplication } from "../app";
+import { isSessionId, isUserId } from "../ids";
+import { SessionManager } from "../session/session-manager";
+import type { AppUser } from "../types";
+
+/** What `resolveSession` returns over RPC: no token, no record internals. */
+export interface RpcSession {
+  sessionId: string;
+  user: AppUser;
+  expiresAt: number;
+}
+
+export class AuthService extends WorkerEntrypoint<AuthWorkerEnv> {
+  get #sessions(): SessionManager {
+    return authApplication(this.env).container.resolve(SessionManager);
+  }
+
+  /** The user of the session in this Cookie header, or null. */
+  async resolveUser(cookieHeader: string | null): Promise<AppUser | null> {
+    return (await this.resolveSession(cookieHeader))?.user ?? null;
+  }
+
+  /** The session in this Cookie header (public id, user, expiry), or null. */
+  async resolveSession(cookieHeader: string | null): Promise<RpcSession | null> {
+    if (cookieHeader !== null && typeof cookieHeader !== "string")
+      throw new TypeError("cookieHeader must be a string or null");
+    const session = await this.#sessions.resolveCookieHeader(cookieHeader);
+    if (!session) return null;
+    const { record } = session;
+    return {
+      sessionId: session.sessionId,
+      user: session.user,
+      expiresAt: Math.min(record.idleExpiresAt, record.absoluteExpiresAt),
+    };
+  }
+
+  async listSessions(userId: string): Promise<SessionInfo[]> {
+    if (!isUserId(userId)) throw new TypeError("userId is not a valid user id");
+    return this.#sessions.listSessions(userId);
+  }
+
+  /** Revokes one session by public id; null when no live session has that id. */
+  async revokeSession(sessionId: string): Promise<RevocationResult | null> {
+    if (!isSessionId(sessionId)) throw new TypeError("sessionId must be 64 lowercase hex digits");
+    return this.#sessions.revokeSession(sessionId);
+  }
+
+  /** Revokes every session of the user and closes every open tab. */
+  async revokeUser(userId: string): Promise<RevocationResult> {
+    if (!isUserId(userId)) throw new TypeError("userId is not a valid user id");
+    return this.#sessions.revokeUser(userId);
+  }
+}
