@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 /**
  * `npm start`: serves the auth worker with `wrangler dev` on
- * http://127.0.0.1:8787, local state persisted in .wrangler/state, metrics off.
- * Creates .dev.vars from .dev.vars.example on first run with fresh random secrets.
+ * http://127.0.0.1:8787 (local state persisted in .wrangler/state, metrics
+ * off). Without real IDENTITY_* credentials in .dev.vars it also starts the
+ * local identity provider (scripts/local-idp) on 127.0.0.1:8788 and points
+ * DefaultIdentityClient at it, so login works with no cloud account.
+ * Creates .dev.vars from .dev.vars.example on first run with fresh secrets.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -10,37 +13,73 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..");
-const devVars = resolve(root, ".dev.vars");
-if (!existsSync(devVars)) {
+const devVarsPath = resolve(root, ".dev.vars");
+if (!existsSync(devVarsPath)) {
   const example = readFileSync(resolve(root, ".dev.vars.example"), "utf8");
-  const filled = example.replace(/=__RANDOM__$/gm, () => `=${randomBytes(32).toString("base64url")}`);
-  writeFileSync(devVars, filled);
+  writeFileSync(
+    devVarsPath,
+    example.replace(/=__RANDOM__$/gm, () => `=${randomBytes(32).toString("base64url")}`),
+  );
   console.log("gatehouse: created .dev.vars with fresh local secrets");
 }
-
-const port = process.env.PORT ?? "8787";
-const wrangler = spawn(
-  "wrangler",
-  [
-    "dev",
-    "--ip",
-    "127.0.0.1",
-    "--port",
-    port,
-    "--persist-to",
-    ".wrangler/state",
-    "--show-interactive-dev-session=false",
-  ],
-  {
-    cwd: root,
-    stdio: ["ignore", "inherit", "inherit"],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
-  },
+const devVars = Object.fromEntries(
+  readFileSync(devVarsPath, "utf8")
+    .split("\n")
+    .filter((line) => /^[A-Z_]+=/.test(line))
+    .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
 );
 
-console.log(`\ngatehouse: auth worker starting on http://127.0.0.1:${port}  (health: /health)\n`);
+const port = process.env.PORT ?? "8787";
+const vars = [];
+let idp;
+if (!devVars.IDENTITY_API_KEY) {
+  const { startLocalIdp, LOCAL_IDP_DEFAULTS } = await import("./local-idp/index.ts");
+  const idpPort = Number(process.env.LOCAL_IDP_PORT ?? LOCAL_IDP_DEFAULTS.port);
+  idp = await startLocalIdp({
+    port: idpPort,
+    apiKey: LOCAL_IDP_DEFAULTS.apiKey,
+    clientId: LOCAL_IDP_DEFAULTS.clientId,
+  });
+  vars.push(
+    `IDENTITY_API_KEY:${LOCAL_IDP_DEFAULTS.apiKey}`,
+    `IDENTITY_CLIENT_ID:${LOCAL_IDP_DEFAULTS.clientId}`,
+    "IDENTITY_API_HOSTNAME:127.0.0.1",
+    `IDENTITY_API_PORT:${idp.port}`,
+    "IDENTITY_API_HTTPS:false",
+  );
+  console.log(
+    `gatehouse: no IDENTITY_API_KEY in .dev.vars: signing in through the local identity provider at ${idp.url}`,
+  );
+}
 
-const stop = () => wrangler.kill("SIGINT");
+const args = [
+  "dev",
+  "--ip",
+  "127.0.0.1",
+  "--port",
+  port,
+  "--persist-to",
+  ".wrangler/state",
+  "--show-interactive-dev-session=false",
+];
+for (const v of vars) args.push("--var", v);
+const wrangler = spawn("wrangler", args, {
+  cwd: root,
+  stdio: ["ignore", "inherit", "inherit"],
+  env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+});
+
+console.log(
+  `\ngatehouse: auth worker starting on http://127.0.0.1:${port}  (sign in: http://127.0.0.1:${port}/auth/login)\n`,
+);
+
+const stop = () => {
+  wrangler.kill("SIGINT");
+  idp?.close();
+};
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
-wrangler.on("exit", (code) => process.exit(code ?? 0));
+wrangler.on("exit", async (code) => {
+  await idp?.close();
+  process.exit(code ?? 0);
+});

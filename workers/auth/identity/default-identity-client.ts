@@ -34,6 +34,7 @@ export interface DefaultIdentityClientOptions {
 export class DefaultIdentityClient implements IdentityClient {
   readonly #workos: WorkOS;
   readonly #clientId: string;
+  readonly #timeoutMs: number;
 
   constructor(env: IdentityEnv, options: DefaultIdentityClientOptions = {}) {
     const missing = (["IDENTITY_API_KEY", "IDENTITY_CLIENT_ID"] as const).filter((k) => !env[k]);
@@ -44,6 +45,7 @@ export class DefaultIdentityClient implements IdentityClient {
       });
     }
     this.#clientId = env.IDENTITY_CLIENT_ID!;
+    this.#timeoutMs = options.timeoutMs ?? 10_000;
     const port = env.IDENTITY_API_PORT ? Number(env.IDENTITY_API_PORT) : undefined;
     this.#workos = new WorkOS(env.IDENTITY_API_KEY!, {
       clientId: this.#clientId,
@@ -69,12 +71,15 @@ export class DefaultIdentityClient implements IdentityClient {
 
   async authenticateWithCode(exchange: CodeExchange): Promise<IdentityAuthentication> {
     try {
-      const auth = await this.#workos.userManagement.authenticateWithCode({
-        clientId: this.#clientId,
-        code: exchange.code,
-        codeVerifier: exchange.codeVerifier,
-      });
-      const memberships = await this.#memberships(auth.user.id);
+      // The SDK's workerd HTTP client ignores its `timeout` option: bound every call ourselves.
+      const auth = await this.#bounded(
+        this.#workos.userManagement.authenticateWithCode({
+          clientId: this.#clientId,
+          code: exchange.code,
+          codeVerifier: exchange.codeVerifier,
+        }),
+      );
+      const memberships = await this.#bounded(this.#memberships(auth.user.id));
       const providerSessionId = sessionIdOf(auth.accessToken);
       return {
         user: {
@@ -94,10 +99,18 @@ export class DefaultIdentityClient implements IdentityClient {
 
   async revokeSession(providerSessionId: string): Promise<void> {
     try {
-      await this.#workos.userManagement.revokeSession({ sessionId: providerSessionId });
+      await this.#bounded(this.#workos.userManagement.revokeSession({ sessionId: providerSessionId }));
     } catch (err) {
       throw toProviderError(err, "end the session");
     }
+  }
+
+  #bounded<T>(promise: Promise<T>): Promise<T> {
+    let timer = 0;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ProviderTimeout(this.#timeoutMs)), this.#timeoutMs) as unknown as number;
+    });
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
   }
 
   /**
@@ -121,6 +134,13 @@ export class DefaultIdentityClient implements IdentityClient {
         };
       }),
     );
+  }
+}
+
+class ProviderTimeout extends Error {
+  override name = "ProviderTimeout";
+  constructor(ms: number) {
+    super(`identity provider did not answer within ${ms} ms`);
   }
 }
 

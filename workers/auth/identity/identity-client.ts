@@ -45,6 +45,17 @@ export const IdentityClientToken = new Token<IdentityClient>("IdentityClient");
 export function toProviderError(err: unknown, action: string): AuthError {
   if (err instanceof AuthError) return err;
   const status = typeof err === "object" && err !== null && "status" in err ? Number(err.status) : Number.NaN;
+  if (status === 401 || status === 403) {
+    // Our credentials were refused: an operator problem, not the person's. Never loop them back to login.
+    console.error(
+      "gatehouse: the identity provider refused our credentials (check IDENTITY_API_KEY / IDENTITY_CLIENT_ID)",
+    );
+    return new AuthError("provider_unavailable", {
+      status: 502,
+      message: `Sign-in is misconfigured on this site; the identity provider could not ${action}.`,
+      cause: err,
+    });
+  }
   if (Number.isFinite(status) && status >= 400 && status < 500 && status !== 429 && status !== 408) {
     return new AuthError("provider_error", {
       status: 400,

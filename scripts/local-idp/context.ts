@@ -1,0 +1,59 @@
+/**
+ * The shapes shared by the local identity provider's route modules: its configuration, the
+ * per-server context (store, signer, faults) and the route table entry. Types and one guard only;
+ * never holds state of its own.
+ */
+import type { IncomingHttpHeaders } from "node:http";
+import { LocalIdpError } from "./errors.ts";
+import type { FaultEndpoint, FaultRegistry } from "./faults.ts";
+import type { Reply } from "./http.ts";
+import { type Signer, secretEquals } from "./signer.ts";
+import type { IdpStore } from "./store.ts";
+
+export interface IdpConfig {
+  /** The API key (`client_secret`, `Authorization: Bearer`) the server accepts. */
+  apiKey: string;
+  /** The one client id the server knows. */
+  clientId: string;
+  /** The `iss` claim of access tokens: the server's public URL. */
+  issuer: string;
+  /** Origins besides loopback hosts that `redirect_uri` and `return_to` may point to. */
+  redirectOrigins: readonly string[];
+}
+
+export interface IdpContext {
+  config: IdpConfig;
+  store: IdpStore;
+  signer: Signer;
+  faults: FaultRegistry;
+}
+
+export interface IdpRequest {
+  method: string;
+  url: URL;
+  headers: IncomingHttpHeaders;
+  /** Decoded capture groups of the route pattern. */
+  params: string[];
+  body(): Promise<Record<string, unknown>>;
+}
+
+export type Handler = (ctx: IdpContext, req: IdpRequest) => Reply | Promise<Reply>;
+
+export interface Route {
+  method: "GET" | "POST" | "DELETE";
+  pattern: RegExp;
+  /** The name `/__local/faults` targets, or null for routes that cannot be faulted. */
+  endpoint: FaultEndpoint | null;
+  /** Browser-facing routes answer errors as HTML pages instead of JSON. */
+  page: boolean;
+  handler: Handler;
+}
+
+/** Resource endpoints require `Authorization: Bearer <api key>`, like the WorkOS API. */
+export function requireApiKey(ctx: IdpContext, req: IdpRequest): void {
+  const header = req.headers.authorization ?? "";
+  const match = /^Bearer (.+)$/.exec(header);
+  if (!match?.[1] || !secretEquals(match[1], ctx.config.apiKey)) {
+    throw new LocalIdpError("unauthorized", 401, "Unauthorized: missing or wrong API key");
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Test and fault controls under `/__local/` (JSON only; they exist on this local server alone):
+ * reset, fault injection, the live provider sessions, the demo directory, and a code minted
+ * without the sign-in page so workerd tests can finish a login programmatically.
+ * Never reachable on a real provider; never exposes the API key or the signing key.
+ */
+import type { IdpContext, IdpRequest, Route } from "./context.ts";
+import { LocalIdpError } from "./errors.ts";
+import { faultJson, parseFault } from "./faults.ts";
+import { field, json, type Reply } from "./http.ts";
+import type { ProviderSession } from "./store.ts";
+import { membershipJson, organizationJson, userJson } from "./wire.ts";
+
+function sessionJson(s: ProviderSession): Record<string, unknown> {
+  return {
+    id: s.id,
+    user_id: s.userId,
+    organization_id: s.organizationId,
+    status: s.endedAt === null ? "active" : s.endReason,
+    created_at: new Date(s.createdAt).toISOString(),
+  };
+}
+
+function health(ctx: IdpContext): Reply {
+  return json(200, { ok: true, client_id: ctx.config.clientId, issuer: ctx.config.issuer });
+}
+
+function reset(ctx: IdpContext): Reply {
+  ctx.store.reset();
+  ctx.faults.clear();
+  return json(200, { ok: true });
+}
+
+function listFaults(ctx: IdpContext): Reply {
+  return json(200, { data: ctx.faults.list().map(faultJson) });
+}
+
+async function addFault(ctx: IdpContext, req: IdpRequest): Promise<Reply> {
+  const fault = parseFault(await req.body());
+  ctx.faults.add(fault);
+  return json(201, { fault: faultJson(fault) });
+}
+
+function clearFaults(ctx: IdpContext): Reply {
+  ctx.faults.clear();
+  return json(200, { ok: true });
+}
+
+function listSessions(ctx: IdpContext, req: IdpRequest): Reply {
+  const userId = field(req.url.searchParams, "user_id") ?? undefined;
+  return json(200, { data: ctx.store.liveSessions(userId).map(sessionJson) });
+}
+
+function directory(ctx: IdpContext): Reply {
+  return json(200, {
+    users: ctx.store.users().map(userJson),
+    organizations: ctx.store.organizations().map(organizationJson),
+    memberships: ctx.store.memberships().map((m) => membershipJson(m, ctx.store.organization(m.organizationId))),
+  });
+}
+
+const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+/** `POST /__local/codes`: what the sign-in page would issue, for a given user/organization/state/challenge. */
+async function issueCode(ctx: IdpContext, req: IdpRequest): Promise<Reply> {
+  const body = await req.body();
+  const userId = field(body, "user_id");
+  if (userId === null) throw new LocalIdpError("invalid_request", 400, "user_id is required");
+  const challenge = field(body, "code_challenge");
+  const method = field(body, "code_challenge_method") ?? "S256";
+  if (challenge !== null && (method !== "S256" || !S256_CHALLENGE.test(challenge))) {
+    throw new LocalIdpError("invalid_request", 400, "code_challenge must be an S256 challenge (43 base64url chars)");
+  }
+  const resolved = ctx.store.resolveSignIn(userId, field(body, "organization_id"));
+  if (!resolved.ok) {
+    throw new LocalIdpError("invalid_request", 400, `That user cannot sign in there (${resolved.reason})`);
+  }
+  const code = ctx.store.issueCode({
+    clientId: ctx.config.clientId,
+    userId,
+    organizationId: resolved.value,
+    codeChallenge: challenge,
+  });
+  const state = field(body, "state");
+  const redirectUri = field(body, "redirect_uri");
+  let redirectUrl: string | null = null;
+  if (redirectUri !== null) {
+    try {
+      const url = new URL(redirectUri);
+      url.searchParams.set("code", code.code);
+      if (state !== null) url.searchParams.set("state", state);
+      redirectUrl = url.toString();
+    } catch {
+      throw new LocalIdpError("invalid_request", 400, "redirect_uri is not a URL");
+    }
+  }
+  return json(201, {
+    code: code.code,
+    state,
+    user_id: userId,
+    organization_id: resolved.value,
+    expires_at: new Date(code.expiresAt).toISOString(),
+    redirect_url: redirectUrl,
+  });
+}
+
+const local = (method: Route["method"], path: string, handler: Route["handler"]): Route => ({
+  method,
+  pattern: new RegExp(`^/__local/${path}$`),
+  endpoint: null,
+  page: false,
+  handler,
+});
+
+export const LOCAL_ROUTES: Route[] = [
+  local("GET", "health", health),
+  local("POST", "reset", reset),
+  local("GET", "faults", listFaults),
+  local("POST", "faults", addFault),
+  local("DELETE", "faults", clearFaults),
+  local("GET", "sessions", listSessions),
+  local("GET", "directory", directory),
+  local("POST", "codes", issueCode),
+];

@@ -1,0 +1,157 @@
+/**
+ * The local identity provider: a Node HTTP server speaking the part of the WorkOS API that
+ * `@workos-inc/node` v11 calls, so the real SDK runs offline (`apiHostname`, `port`, `https: false`).
+ * `startLocalIdp` is the programmatic entry (Vitest globalSetup, `npm start`). It logs nothing per
+ * request and never answers a stack trace; it is for local development and tests only.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as delay } from "node:timers/promises";
+import { API_ROUTES } from "./api-routes.ts";
+import { BROWSER_ROUTES } from "./browser-routes.ts";
+import type { IdpConfig, IdpContext, Route } from "./context.ts";
+import { LocalIdpError } from "./errors.ts";
+import { FaultRegistry } from "./faults.ts";
+import { html, json, type Reply, readBody } from "./http.ts";
+import { LOCAL_ROUTES } from "./local-routes.ts";
+import { renderMessagePage } from "./pages.ts";
+import { createSigner } from "./signer.ts";
+import { IdpStore } from "./store.ts";
+
+/** Defaults of the CLI (`main.ts`) and the values `npm start` points the SDK at. */
+export const LOCAL_IDP_DEFAULTS = { port: 8788, apiKey: "sk_test_local", clientId: "client_local" } as const;
+
+export interface LocalIdpOptions {
+  /** Port to listen on; 0 (the default) picks a free one. */
+  port?: number;
+  /** Interface to bind; default `127.0.0.1`. */
+  host?: string;
+  /** The API key the server accepts as `client_secret` and `Authorization: Bearer`. */
+  apiKey: string;
+  /** The client id the server knows (authorize, authenticate, JWKS). */
+  clientId: string;
+  /** Base URL clients see (also the access tokens' `iss`); default `http://<host>:<port>`. */
+  publicUrl?: string;
+  /** Origins besides loopback hosts that `redirect_uri` / `return_to` may use, e.g. `https://example.com`. */
+  redirectOrigins?: readonly string[];
+  /** Clock in milliseconds, for code- and token-expiry tests. Default `Date.now`. */
+  now?: () => number;
+}
+
+export interface LocalIdp {
+  /** Base URL without a trailing slash, e.g. `http://127.0.0.1:54321`. */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const ROUTES: Route[] = [...API_ROUTES, ...BROWSER_ROUTES, ...LOCAL_ROUTES];
+
+export async function startLocalIdp(options: LocalIdpOptions): Promise<LocalIdp> {
+  if (!options.apiKey) throw new TypeError("startLocalIdp: apiKey is required");
+  if (!options.clientId) throw new TypeError("startLocalIdp: clientId is required");
+  const host = options.host ?? "127.0.0.1";
+  const now = options.now ?? Date.now;
+  const config: IdpConfig = {
+    apiKey: options.apiKey,
+    clientId: options.clientId,
+    issuer: "",
+    redirectOrigins: (options.redirectOrigins ?? []).map((o) => new URL(o).origin),
+  };
+  const ctx: IdpContext = {
+    config,
+    store: new IdpStore(now),
+    signer: await createSigner(now),
+    faults: new FaultRegistry(),
+  };
+  const closing = new AbortController();
+  const server = createServer((req, res) => {
+    handle(ctx, req, res, closing.signal).catch((err: unknown) => {
+      console.error("local-idp: failed to answer a request", err);
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+  const url = (options.publicUrl ?? `http://${urlHost}:${port}`).replace(/\/+$/, "");
+  config.issuer = url;
+
+  return {
+    url,
+    port,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        closing.abort();
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function handle(ctx: IdpContext, req: IncomingMessage, res: ServerResponse, closing: AbortSignal) {
+  const gone = new AbortController();
+  res.once("close", () => gone.abort());
+  const reply = await dispatch(ctx, req, AbortSignal.any([gone.signal, closing]));
+  if (reply === null || res.destroyed) return;
+  res.writeHead(reply.status, reply.headers).end(reply.body);
+}
+
+/** Routes one request; null when the client went away during an injected delay. */
+async function dispatch(ctx: IdpContext, req: IncomingMessage, signal: AbortSignal): Promise<Reply | null> {
+  const url = new URL(req.url ?? "/", "http://local-idp");
+  const method = req.method ?? "GET";
+  let route: Route | undefined;
+  let match: RegExpExecArray | null = null;
+  for (const candidate of ROUTES) {
+    if (candidate.method !== method) continue;
+    match = candidate.pattern.exec(url.pathname);
+    if (match) {
+      route = candidate;
+      break;
+    }
+  }
+  if (!route || !match) return json(404, { code: "not_found", message: `No route for ${method} ${url.pathname}` });
+  try {
+    const fault = route.endpoint === null ? null : ctx.faults.take(route.endpoint);
+    if (fault && fault.delayMs > 0) {
+      try {
+        await delay(fault.delayMs, undefined, { signal });
+      } catch {
+        return null;
+      }
+    }
+    if (fault && fault.status !== null) {
+      throw new LocalIdpError("injected_fault", fault.status, `Injected fault on '${fault.endpoint}'.`);
+    }
+    const params = match.slice(1).map((p) => decodeParam(p));
+    return await route.handler(ctx, { method, url, headers: req.headers, params, body: () => readBody(req) });
+  } catch (err) {
+    return errorReply(err, route.page);
+  }
+}
+
+function decodeParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new LocalIdpError("invalid_request", 400, "Malformed path parameter");
+  }
+}
+
+function errorReply(err: unknown, page: boolean): Reply {
+  if (err instanceof LocalIdpError) {
+    if (!page) return json(err.status, err.toWire());
+    return html(err.status, renderMessagePage("Something went wrong", err.message));
+  }
+  console.error("local-idp: unexpected error", err);
+  if (page) return html(500, renderMessagePage("Something went wrong", "The local identity provider failed."));
+  return json(500, { code: "internal_error", message: "Internal Server Error" });
+}
