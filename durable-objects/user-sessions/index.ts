@@ -22,7 +22,8 @@ export interface UserSessionsEnv {
 export const SESSION_HEADER = "x-gatehouse-session";
 
 const DEFAULT_BATCH = 500;
-const KV_PARALLELISM = 50;
+// Measured on local KV: 25 concurrent deletes is the fastest (bench/sessions, see ARCHITECTURE.md).
+const KV_PARALLELISM = 25;
 const RETRY_DELAY_MS = 5_000;
 
 type Row = Record<string, SqlStorageValue>;
