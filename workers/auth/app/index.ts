@@ -6,6 +6,7 @@
  * handler and the `AuthService` RPC entrypoint.
  */
 import { Application } from "gatehouse";
+import { registerAccountRoutes } from "../account";
 import { registerAdminRoutes } from "../admin/routes";
 import { routeLiveChannel } from "../live/route";
 import { type AuthEnv, AuthServiceProvider } from "../provider";
@@ -28,6 +29,7 @@ export function authApplication(env: AuthWorkerEnv): Application<AuthWorkerEnv> 
       routeLiveChannel(c.req.raw, env.USER_SESSIONS, app!.container.resolve(SessionManager)),
     );
     registerAdminRoutes(app);
+    registerAccountRoutes(app);
     registerHomePage(app);
     apps.set(env, app);
   }

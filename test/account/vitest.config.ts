@@ -1,0 +1,25 @@
+import { resolve } from "node:path";
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { defineProject } from "vitest/config";
+
+const here = import.meta.dirname;
+
+/**
+ * The account project: the auth worker's /account/sessions routes in workerd. The live
+ * browser bundle is built Node-side first (test/node/account-setup.ts runs the real
+ * scripts/build-client.mjs into a temporary directory) and handed to the tests as a binding.
+ */
+export default defineProject({
+  plugins: [
+    cloudflareTest((ctx) => ({
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: { bindings: { ACCOUNT_BUNDLE: ctx.inject("accountBundle") } },
+    })),
+  ],
+  test: {
+    name: "account",
+    root: here,
+    include: ["**/*.test.ts"],
+    globalSetup: [resolve(here, "../node/account-setup.ts")],
+  },
+});

@@ -1,0 +1,172 @@
+/**
+ * @module
+ * Self-service session management for a signed-in person (`AuthMiddleware`
+ * then `CsrfMiddleware` on every route): `GET /account/sessions` (page or
+ * JSON), `POST /account/sessions/:sessionId/revoke`, `POST
+ * /account/sessions/revoke-others`. A person can only ever reach sessions in
+ * their own `UserSessions` object: another user's session id answers the
+ * same 404 as an unknown one, and nothing is revoked.
+ */
+import { type Application, toHono } from "gatehouse";
+import type { MiddlewareHandler } from "hono";
+import type { RevocationResult, UserSessions } from "../../../durable-objects/user-sessions";
+import { IdentityClientToken } from "../identity/identity-client";
+import { isSessionId } from "../ids";
+import { AuthMiddleware } from "../middleware/auth";
+import { currentSession } from "../middleware/context";
+import { CsrfMiddleware, csrfToken } from "../middleware/csrf";
+import { authErrorPage, errorPage, wantsJson } from "../routes/pages";
+import { type ResolvedSession, SessionManager } from "../session/session-manager";
+import { accountPage } from "./page";
+import { type SessionListBody, sortSessions, toSessionView } from "./view";
+
+/** The account pages' own path; forms redirect back here. */
+export const ACCOUNT_SESSIONS_PATH = "/account/sessions";
+const PRIVATE = "private, no-store";
+
+type Waiter = ((promise: Promise<unknown>) => void) | undefined;
+
+/**
+ * Registers the account routes. Without the `USER_SESSIONS` binding there is
+ * nothing to list or revoke, so the routes do not exist (404).
+ */
+export function registerAccountRoutes<E extends { USER_SESSIONS?: DurableObjectNamespace<UserSessions> }>(
+  app: Application<E>,
+): void {
+  if (!app.env.USER_SESSIONS) return;
+  const sessions = () => app.container.resolve(SessionManager);
+  let guards: readonly [MiddlewareHandler, MiddlewareHandler] | undefined;
+  const guard = () =>
+    (guards ??= [toHono(new AuthMiddleware(sessions())), toHono(new CsrfMiddleware(sessions()))] as const);
+
+  app.hono.use("/account/*", privateNoStore);
+  app.hono.use("/account/*", (c, next) => guard()[0](c, next));
+  app.hono.use("/account/*", (c, next) => guard()[1](c, next));
+
+  app.hono.get(ACCOUNT_SESSIONS_PATH, async (c) => {
+    const request = c.req.raw;
+    try {
+      const me = currentSession(request)!;
+      const manager = sessions();
+      const list = await manager.listSessions(me.user.id);
+      const views = sortSessions(list.map((s) => toSessionView(s, me.sessionId, me.user.memberships)));
+      if (wantsJson(request)) {
+        const body: SessionListBody = { sessions: views, currentSessionId: me.sessionId };
+        return Response.json(body, { headers: { Vary: "Accept" } });
+      }
+      const res = await accountPage({
+        user: me.user,
+        sessionId: me.sessionId,
+        sessions: views,
+        csrf: csrfToken(request),
+        notice: notice(new URL(request.url)),
+        url: new URL(request.url),
+      });
+      res.headers.set("Vary", "Accept");
+      return res;
+    } catch (err) {
+      return authErrorPage(request, err);
+    }
+  });
+
+  app.hono.post(`${ACCOUNT_SESSIONS_PATH}/revoke-others`, async (c) => {
+    const request = c.req.raw;
+    try {
+      const me = currentSession(request)!;
+      const result = await sessions().revokeOtherSessions(me.user.id, me.sessionId);
+      return revoked(request, result, null);
+    } catch (err) {
+      return authErrorPage(request, err);
+    }
+  });
+
+  app.hono.post(`${ACCOUNT_SESSIONS_PATH}/:sessionId/revoke`, async (c) => {
+    const request = c.req.raw;
+    const sessionId = c.req.param("sessionId");
+    if (!isSessionId(sessionId)) {
+      return errorPage(request, 400, "invalid_session_id", "A session id is 64 lowercase hex digits.");
+    }
+    try {
+      const me = currentSession(request)!;
+      const manager = sessions();
+      const stub = manager.userSessionsStub(me.user.id);
+      if (sessionId === me.sessionId) {
+        const result = await stub.revoke(sessionId, "logout");
+        endProviderSession(app, me, waiterOf(c));
+        return signedOutHere(request, sessionId, result, manager.clearCookie());
+      }
+      // Only this user's own object is asked: a session of someone else is simply not there.
+      if (!(await stub.isActive(sessionId, manager.config.clock()))) {
+        return errorPage(request, 404, "session_not_found", "You have no active session with that id.");
+      }
+      return revoked(request, await stub.revoke(sessionId, "revoked"), sessionId);
+    } catch (err) {
+      return authErrorPage(request, err);
+    }
+  });
+}
+
+/** Every answer under /account/ (pages, JSON, redirects, refusals) is private and never stored. */
+const privateNoStore: MiddlewareHandler = async (c, next) => {
+  await next();
+  try {
+    c.res.headers.set("Cache-Control", PRIVATE);
+  } catch {
+    const res = new Response(c.res.body, c.res);
+    res.headers.set("Cache-Control", PRIVATE);
+    c.res = undefined;
+    c.res = res;
+  }
+};
+
+function revoked(request: Request, result: RevocationResult, sessionId: string | null): Response {
+  if (wantsJson(request)) {
+    return Response.json({ ...(sessionId ? { sessionId } : {}), ...result, signedOut: false });
+  }
+  return redirect(`${ACCOUNT_SESSIONS_PATH}?signed_out=${result.revoked}`);
+}
+
+/** Revoking the session of the request is a logout: the cookie goes, and the person lands on `/`. */
+function signedOutHere(request: Request, sessionId: string, result: RevocationResult, clearCookie: string): Response {
+  const res = wantsJson(request) ? Response.json({ sessionId, ...result, signedOut: true }) : redirect("/");
+  res.headers.append("Set-Cookie", clearCookie);
+  return res;
+}
+
+function redirect(location: string): Response {
+  return new Response(null, { status: 303, headers: { Location: location } });
+}
+
+/** Ends the identity provider's session too, as logout does: best effort, after the response. */
+function endProviderSession<E extends object>(app: Application<E>, me: ResolvedSession, waitUntil: Waiter): void {
+  const providerSessionId = me.record.providerSessionId;
+  if (!providerSessionId) return;
+  try {
+    const ending = app.container
+      .resolve(IdentityClientToken)
+      .revokeSession(providerSessionId)
+      .catch((err: unknown) => {
+        console.warn("gatehouse: provider session revoke failed", err instanceof Error ? err.message : err);
+      });
+    waitUntil?.(ending);
+  } catch (err) {
+    console.warn("gatehouse: no identity client to end the provider session", err instanceof Error ? err.message : err);
+  }
+}
+
+function waiterOf(c: { executionCtx: { waitUntil(p: Promise<unknown>): void } }): Waiter {
+  try {
+    const exec = c.executionCtx;
+    return (p) => exec.waitUntil(p);
+  } catch {
+    return undefined; // no ExecutionContext (called outside a worker's fetch)
+  }
+}
+
+function notice(url: URL): string | null {
+  const count = url.searchParams.get("signed_out");
+  if (count === null || !/^\d{1,5}$/.test(count)) return null;
+  const n = Number(count);
+  if (n === 0) return "There was no other session to sign out.";
+  return `Signed out ${n} ${n === 1 ? "session" : "sessions"}.`;
+}
