@@ -5,6 +5,7 @@
  * rules: `expirationTtl` below 60 s is rejected here with a clear error
  * instead of failing later inside the runtime.
  */
+import { BindingError } from "../errors";
 
 /** Options of `put` (spec: KVPutOptions). */
 export interface KVPutOptions {
@@ -55,14 +56,26 @@ export class KVStore {
     return { value: result.value as T | null, metadata: (result.metadata ?? null) as M | null };
   }
 
+  /** Stores a value. An `expirationTtl` under 60 s rejects with `BindingError("invalid_argument")`. */
   put(key: string, value: string | ArrayBuffer | ReadableStream, options?: KVPutOptions): Promise<void> {
-    return this.#kv.put(key, value, checkPutOptions(options));
+    const error = checkPutOptions(options);
+    if (error) return Promise.reject(error);
+    return this.#kv.put(key, value, options as KVNamespacePutOptions | undefined);
   }
 
   /** Stores `JSON.stringify(value)`. */
   putJson<T>(key: string, value: T, options?: KVPutOptions): Promise<void> {
-    const text = JSON.stringify(value);
-    if (text === undefined) throw new TypeError(`KVStore.putJson("${key}"): value is not JSON-serialisable`);
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(value);
+    } catch {
+      text = undefined;
+    }
+    if (text === undefined) {
+      return Promise.reject(
+        new BindingError("invalid_argument", { message: `KVStore.putJson("${key}"): value is not JSON-serialisable` }),
+      );
+    }
     return this.put(key, text, options);
   }
 
@@ -77,11 +90,11 @@ export class KVStore {
   }
 }
 
-function checkPutOptions(options: KVPutOptions | undefined): KVNamespacePutOptions | undefined {
+function checkPutOptions(options: KVPutOptions | undefined): BindingError | undefined {
   if (options?.expirationTtl !== undefined && !(options.expirationTtl >= KV_MIN_TTL_SECONDS)) {
-    throw new RangeError(
-      `KV expirationTtl must be at least ${KV_MIN_TTL_SECONDS} seconds (got ${options.expirationTtl})`,
-    );
+    return new BindingError("invalid_argument", {
+      message: `KV expirationTtl must be at least ${KV_MIN_TTL_SECONDS} seconds (got ${options.expirationTtl})`,
+    });
   }
-  return options as KVNamespacePutOptions | undefined;
+  return undefined;
 }

@@ -1,0 +1,52 @@
+/** SqlDatabase over a real local D1 database: run, prepare, batch, raw. */
+import { env } from "cloudflare:workers";
+import { SqlDatabase } from "gatehouse";
+import { beforeAll, describe, expect, it } from "vitest";
+
+describe("SqlDatabase", () => {
+  const db = new SqlDatabase(env.DB);
+
+  beforeAll(async () => {
+    await db.run("DROP TABLE IF EXISTS notes;\nCREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);");
+  });
+
+  it("exposes the raw binding", () => {
+    expect(db.raw).toBe(env.DB);
+  });
+
+  it("run executes raw SQL and returns execution metadata", async () => {
+    const result = await db.run("CREATE TABLE IF NOT EXISTS scratch (a);\nDROP TABLE scratch;");
+    expect(result.count).toBe(2);
+    expect(typeof result.duration).toBe("number");
+  });
+
+  it("prepare binds positional parameters; all, first and run work", async () => {
+    const insert = await db.prepare("INSERT INTO notes (body) VALUES (?)").bind("first").run();
+    expect(insert.success).toBe(true);
+    expect(insert.meta.changes).toBe(1);
+    await db.prepare("INSERT INTO notes (body) VALUES (?1), (?2)").bind("second", "third").run();
+
+    const all = await db.prepare("SELECT body FROM notes WHERE id > ? ORDER BY id").bind(1).all<{ body: string }>();
+    expect(all.results.map((r) => r.body)).toEqual(["second", "third"]);
+    expect(await db.prepare("SELECT body FROM notes WHERE id = ?").bind(1).first("body")).toBe("first");
+    expect(await db.prepare("SELECT body FROM notes WHERE id = ?").bind(99).first()).toBeNull();
+  });
+
+  it("batch runs several statements in one round-trip, as one transaction", async () => {
+    const results = await db.batch<{ n: number }>([
+      db.prepare("INSERT INTO notes (body) VALUES (?)").bind("batched"),
+      db.prepare("SELECT count(*) AS n FROM notes"),
+    ]);
+    expect(results).toHaveLength(2);
+    expect(results[1]?.results[0]?.n).toBe(4);
+
+    // A failing statement rolls the whole batch back.
+    await expect(
+      db.batch([
+        db.prepare("INSERT INTO notes (body) VALUES ('lost')"),
+        db.prepare("INSERT INTO notes (body) VALUES (NULL)"),
+      ]),
+    ).rejects.toThrow(/NOT NULL/);
+    expect(await db.prepare("SELECT count(*) AS n FROM notes WHERE body = 'lost'").first("n")).toBe(0);
+  });
+});
