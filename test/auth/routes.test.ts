@@ -262,6 +262,23 @@ describe("safeReturnTo (open-redirect list)", () => {
     expect(safeReturnTo(value)).toBe(expected);
   });
 
+  it("accepts absolute URLs only on listed origins", () => {
+    const allowed = ["https://app.example.com"];
+    expect(safeReturnTo("https://app.example.com/dashboard?x=1", "/", allowed)).toBe("https://app.example.com/dashboard?x=1");
+    for (const bad of [
+      "https://evil.example.com/",
+      "https://app.example.com.evil.com/",
+      "https://app.example.com@evil.com/",
+      "https://user:pw@app.example.com/",
+      "http://app.example.com/",
+      "https://app.example.com\t/x",
+      "https://app.example.com/\n",
+    ]) {
+      expect(safeReturnTo(bad, "/", allowed)).toBe("/");
+    }
+    expect(safeReturnTo("https://app.example.com/x")).toBe("/");
+  });
+
   it("is applied on the way in and on the way out of a login", async () => {
     const ctx = makeApp();
     const { callback } = await login(ctx, "user_ada", { returnTo: "//evil.com/steal" });

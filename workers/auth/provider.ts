@@ -12,6 +12,7 @@ import { AuthError } from "./errors";
 import { DefaultIdentityClient, type IdentityEnv } from "./identity/default-identity-client";
 import { type IdentityClient, IdentityClientToken } from "./identity/identity-client";
 import { createLoginHandler, handleCallback, handleLogout } from "./routes/handlers";
+import { parseOrigins } from "./routes/return-to";
 import type { SessionManagerOptions } from "./session/config";
 import { KVSessionStore } from "./session/kv-session-store";
 import { SessionManager } from "./session/session-manager";
@@ -24,14 +25,20 @@ export interface AuthEnv extends IdentityEnv {
   SESSION_SECRET_PREVIOUS?: string;
   /** `auth.redirectUrl`: the registered callback URL (`https://auth.example.com/auth/callback`). */
   AUTH_REDIRECT_URL?: string;
+  /** Comma-separated origins `return_to` may send people back to (consuming apps). */
+  AUTH_RETURN_ORIGINS?: string;
   /** The per-user session objects (`UserSessions`). Enables revocation, the live channel and strict mode. */
   USER_SESSIONS?: DurableObjectNamespace<UserSessions>;
   /** "strict" (default with USER_SESSIONS) or "eventual". */
   GATEHOUSE_REVOCATION?: string;
+  /** Verifies the identity provider's webhooks (`POST /webhooks/identity`, `WorkOS-Signature`). */
+  IDENTITY_WEBHOOK_SECRET?: string;
 }
 
 export interface AuthConfig {
   redirectUrl: string;
+  /** Origins `return_to` may name besides the auth worker's own paths. */
+  returnOrigins: string[];
 }
 
 export const AuthConfigToken = new Token<AuthConfig>("AuthConfig");
@@ -39,6 +46,8 @@ export const AuthConfigToken = new Token<AuthConfig>("AuthConfig");
 export interface AuthServiceProviderOptions {
   /** `auth.redirectUrl`; default `env.AUTH_REDIRECT_URL`. */
   redirectUrl?: string;
+  /** Default `env.AUTH_RETURN_ORIGINS`. */
+  returnOrigins?: string[];
   /** The identity client; default `DefaultIdentityClient` over env's IDENTITY_* values. */
   identityClient?: IdentityClient | ((env: AuthEnv) => IdentityClient);
   session?: SessionManagerOptions;
@@ -68,7 +77,13 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
           message: `auth.redirectUrl is not a URL: ${redirectUrl}`,
         });
       }
-      return { redirectUrl };
+      let returnOrigins: string[];
+      try {
+        returnOrigins = options.returnOrigins ?? parseOrigins(env.AUTH_RETURN_ORIGINS);
+      } catch (err) {
+        throw new AuthError("config_missing", { status: 500, message: (err as Error).message });
+      }
+      return { redirectUrl, returnOrigins };
     });
     app.container.singleton(SessionManager, (c) => {
       if (!env.SESSIONS) throw missing("the SESSIONS KV binding");

@@ -11,6 +11,7 @@ import { registerAdminRoutes } from "../admin/routes";
 import { routeLiveChannel } from "../live/route";
 import { type AuthEnv, AuthServiceProvider } from "../provider";
 import { SessionManager } from "../session/session-manager";
+import { registerIdentityWebhook } from "../webhooks";
 import { registerHomePage } from "./home";
 
 export interface AuthWorkerEnv extends AuthEnv {
@@ -30,6 +31,7 @@ export function authApplication(env: AuthWorkerEnv): Application<AuthWorkerEnv> 
     );
     registerAdminRoutes(app);
     registerAccountRoutes(app);
+    registerIdentityWebhook(app);
     registerHomePage(app);
     apps.set(env, app);
   }

@@ -14,6 +14,8 @@ import { safeReturnTo } from "./return-to";
 export interface LoginHandlerOptions {
   /** Milliseconds since the epoch. Default `Date.now`. */
   clock?: () => number;
+  /** Origins (besides this one) that `return_to` may name, e.g. consuming apps. Default none. */
+  returnOrigins?: readonly string[];
 }
 
 function isSecure(redirectUrl: string): boolean {
@@ -38,7 +40,7 @@ export function createLoginHandler(
     if (organizationId !== undefined && !ORG_ID.test(organizationId)) {
       return errorPage(request, 400, "invalid_request", "organization_id is not a valid organization id.");
     }
-    const returnTo = safeReturnTo(url.searchParams.get("return_to") ?? "/");
+    const returnTo = safeReturnTo(url.searchParams.get("return_to") ?? "/", "/", options.returnOrigins);
     try {
       const { flow, codeChallenge, setCookies } = await startLoginFlow(request, {
         returnTo,
@@ -63,6 +65,8 @@ export function createLoginHandler(
 
 export interface CallbackOptions {
   clock?: () => number;
+  /** Same list as the login handler's: re-checked on the way out. */
+  returnOrigins?: readonly string[];
 }
 
 /** The callback route: checks state, exchanges the code, creates the session, redirects to return_to or "/". */
@@ -117,7 +121,7 @@ export async function handleCallback(
     });
     const res = new Response(null, {
       status: 302,
-      headers: { Location: safeReturnTo(flow.returnTo), "Cache-Control": "no-store" },
+      headers: { Location: safeReturnTo(flow.returnTo, "/", options.returnOrigins), "Cache-Control": "no-store" },
     });
     for (const c of response.headers.getSetCookie()) res.headers.append("Set-Cookie", c);
     res.headers.append("Set-Cookie", check.clearCookie);

@@ -1,0 +1,18 @@
+/**
+ * @module
+ * `WebhookError`: the one error type of the provider-webhook route. Its codes
+ * are a closed union; only the code and a fixed message reach the sender,
+ * never what exactly failed inside the signature check.
+ */
+import { GatehouseError } from "gatehouse";
+
+export type WebhookErrorCode =
+  | "invalid_signature"
+  | "stale_timestamp"
+  | "malformed_body"
+  | "payload_too_large"
+  | "not_configured";
+
+export class WebhookError extends GatehouseError<WebhookErrorCode> {
+  override name = "WebhookError";
+}

@@ -1,0 +1,147 @@
+/**
+ * @module
+ * `POST /webhooks/identity`: the identity provider's events (WorkOS webhooks).
+ * Rate-limited per client address, then the body is read (bounded), its
+ * `WorkOS-Signature` verified with the SDK, and the event reduced; the answer
+ * (200) goes out before the work, which runs in `waitUntil`. A bad signature,
+ * a stale timestamp or a malformed body answers 400 JSON and changes nothing.
+ */
+import { WorkOS } from "@workos-inc/node";
+import { type Application, jsonError, KVRateLimiter, KVStore } from "gatehouse";
+import type { AuthEnv } from "../provider";
+import { applyEvent } from "./dispatch";
+import { WebhookError, type WebhookErrorCode } from "./errors";
+import { parseProviderEvent } from "./events";
+import { OrganizationSlugs } from "./organizations";
+import { DEFAULT_TOLERANCE_MS, SIGNATURE_HEADER, verifyWebhook } from "./verify";
+
+export const IDENTITY_WEBHOOK_PATH = "/webhooks/identity";
+
+export interface IdentityWebhookOptions {
+  /** Default `/webhooks/identity`. */
+  path?: string;
+  /** How far the signature's timestamp may be from now. Default 300 s. */
+  toleranceSeconds?: number;
+  /** Requests per client address and window (KV, fixed window); false turns it off. Default 600 per 60 s. */
+  rateLimit?: { limit: number; window: number } | false;
+  /** Largest body accepted. Default 256 KiB. */
+  maxBodyBytes?: number;
+}
+
+const MESSAGES: Record<WebhookErrorCode, string> = {
+  invalid_signature: "The WorkOS-Signature header is missing or does not match the body",
+  stale_timestamp: "The signature's timestamp is outside the accepted window",
+  malformed_body: "The body is not a well-formed provider event",
+  payload_too_large: "The body is too large",
+  not_configured: "Provider webhooks are not configured on this deployment",
+};
+
+function answer(status: number, body: Record<string, unknown>): Response {
+  return Response.json(body, { status, headers: { "Cache-Control": "no-store" } });
+}
+
+/** The JSON error answer of one `WebhookError` (fixed messages: nothing about what exactly failed). */
+function refuse(status: number, code: WebhookErrorCode): Response {
+  const error = new WebhookError(code, { status, message: MESSAGES[code] });
+  return jsonError(error.status, error.code, error.message);
+}
+
+/** Registers the webhook route. Without IDENTITY_WEBHOOK_SECRET (or USER_SESSIONS) it answers 503. */
+export function registerIdentityWebhook<E extends AuthEnv>(
+  app: Application<E>,
+  options: IdentityWebhookOptions = {},
+): void {
+  const env = app.env;
+  const toleranceMs = (options.toleranceSeconds ?? DEFAULT_TOLERANCE_MS / 1000) * 1000;
+  const maxBytes = options.maxBodyBytes ?? 256 * 1024;
+  const rate = options.rateLimit ?? { limit: 600, window: 60 };
+  const limiter =
+    rate && env.SESSIONS
+      ? new KVRateLimiter(new KVStore(env.SESSIONS), { ...rate, prefix: "rl:webhooks:", policyName: "webhooks" })
+      : null;
+  let sdk: { workos: WorkOS; slugs: OrganizationSlugs } | null = null;
+  const sdkFor = () => {
+    sdk ??= (() => {
+      const workos = workosClient(env);
+      return { workos, slugs: new OrganizationSlugs(workos) };
+    })();
+    return sdk;
+  };
+
+  const receive = async (request: Request, waitUntil: (p: Promise<unknown>) => void): Promise<Response> => {
+    const secret = env.IDENTITY_WEBHOOK_SECRET;
+    const namespace = env.USER_SESSIONS;
+    if (!secret || !namespace) {
+      console.error("gatehouse: a provider webhook arrived, but IDENTITY_WEBHOOK_SECRET or USER_SESSIONS is not set");
+      return refuse(503, "not_configured");
+    }
+    const sigHeader = request.headers.get(SIGNATURE_HEADER);
+    if (!sigHeader) return refuse(400, "invalid_signature");
+    const payload = await readBounded(request, maxBytes);
+    if (payload === null) return refuse(413, "payload_too_large");
+    const { workos, slugs } = sdkFor();
+    const verified = await verifyWebhook(workos.webhooks, { payload, sigHeader, secret, toleranceMs, now: Date.now() });
+    if (!verified.ok) return refuse(400, verified.reason);
+    const parsed = parseProviderEvent(verified.event);
+    if (!parsed.ok) return refuse(400, "malformed_body");
+    if (parsed.value.kind === "ignored") {
+      console.debug(`gatehouse: ignored provider event of type ${parsed.value.type}`);
+      return answer(200, { received: true, handled: false });
+    }
+    waitUntil(applyEvent(namespace, parsed.value, slugs));
+    return answer(200, { received: true, handled: true });
+  };
+
+  app.hono.post(options.path ?? IDENTITY_WEBHOOK_PATH, (c) => {
+    let waitUntil: (p: Promise<unknown>) => void;
+    try {
+      const exec = c.executionCtx;
+      waitUntil = (p) => exec.waitUntil(p);
+    } catch {
+      // No ExecutionContext (called outside a worker's fetch): keep the promise alive on its own.
+      waitUntil = (p) => void p;
+    }
+    const request = c.req.raw;
+    return limiter ? limiter.handle(request, () => receive(request, waitUntil)) : receive(request, waitUntil);
+  });
+}
+
+/** The body as text, or null once it exceeds `max` bytes (checked while streaming). */
+async function readBounded(request: Request, max: number): Promise<string | null> {
+  const declared = Number(request.headers.get("Content-Length"));
+  if (Number.isFinite(declared) && declared > max) return null;
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** The SDK, configured like `DefaultIdentityClient` (IDENTITY_API_* may point at the local provider). */
+function workosClient(env: AuthEnv): WorkOS {
+  const port = env.IDENTITY_API_PORT ? Number(env.IDENTITY_API_PORT) : undefined;
+  // Verifying signatures needs no credentials; looking up organizations needs IDENTITY_API_KEY.
+  return new WorkOS(env.IDENTITY_API_KEY ?? "", {
+    clientId: env.IDENTITY_CLIENT_ID || "gatehouse-webhooks",
+    maxRetries: 1,
+    ...(env.IDENTITY_API_HOSTNAME ? { apiHostname: env.IDENTITY_API_HOSTNAME } : {}),
+    ...(port ? { port } : {}),
+    ...(env.IDENTITY_API_HTTPS === "false" ? { https: false } : {}),
+  });
+}
