@@ -5,6 +5,14 @@
  */
 
 export { CONTAINER_PORT, CONTAINER_SLEEP_AFTER, GatehouseContainer } from "./container";
+export { RateLimiterDO } from "./rate-limiter";
+// Provider events (issue 9)
+export type {
+  Membership,
+  MembershipEventType,
+  ProviderEvent,
+  ProviderEventResult,
+} from "./user-sessions";
 export {
   CLOSE_SESSION_INACTIVE,
   CLOSE_SESSION_REVOKED,

@@ -6,16 +6,30 @@
  * and holds the live channel of the user's tabs. Its RPC methods are the
  * API; `fetch` only accepts WebSocket upgrades that the auth worker has
  * already authenticated. Helpers sit behind `#private` so RPC cannot reach them.
+ * Verified identity-provider events arrive through `applyProviderEvent`
+ * (idempotent by event id; membership changes rewrite every live session).
  */
 import { type Connection, type ConnectionContext, Server } from "partyserver";
 import { SESSION_PREFIX } from "../../workers/auth/session/kv-session-store";
+import type { Membership } from "./memberships";
 import { CLOSE_SESSION_INACTIVE, CLOSE_SESSION_REVOKED, encodeMessage, type LiveMessage } from "./messages";
-import { type RevocationReason, type RevocationResult, SCHEMA, type SessionInfo, type SessionMirror } from "./schema";
+import { RewriteQueue, rewriteLimit } from "./rewrites";
+import {
+  type ProviderEvent,
+  type ProviderEventResult,
+  type RevocationReason,
+  type RevocationResult,
+  SCHEMA,
+  type SessionInfo,
+  type SessionMirror,
+} from "./schema";
 
 export interface UserSessionsEnv {
   SESSIONS: KVNamespace;
   /** KV deletes per invocation (production limit: 1,000 KV operations). Default 500. */
   GATEHOUSE_REVOCATION_BATCH?: string;
+  /** Sessions whose memberships one invocation rewrites after a provider event. Default 400. */
+  GATEHOUSE_REWRITE_BATCH?: string;
 }
 
 /** Header the auth worker sets on an authenticated upgrade; never trusted from a browser (the worker overwrites it). */
@@ -25,6 +39,9 @@ const DEFAULT_BATCH = 500;
 // Measured on local KV: 25 concurrent deletes is the fastest (bench/sessions, see ARCHITECTURE.md).
 const KV_PARALLELISM = 25;
 const RETRY_DELAY_MS = 5_000;
+const DEFAULT_REWRITE_BATCH = 400;
+/** Processed provider event ids are kept this long: WorkOS retries a delivery for up to 3 days. */
+export const PROCESSED_EVENT_TTL_MS = 4 * 24 * 3600 * 1000;
 
 type Row = Record<string, SqlStorageValue>;
 
@@ -34,6 +51,8 @@ export class UserSessions extends Server<ServerEnv> {
   static override options = { hibernate: true };
 
   readonly #batch: number;
+  readonly #rewriteBatch: number;
+  readonly #rewrites: RewriteQueue;
   /** Set when the last KV drain had failures, so the retry alarm backs off. */
   #drainFailed = false;
 
@@ -42,6 +61,19 @@ export class UserSessions extends Server<ServerEnv> {
     ctx.storage.sql.exec(SCHEMA);
     const batch = Number(env.GATEHOUSE_REVOCATION_BATCH ?? DEFAULT_BATCH);
     this.#batch = Number.isInteger(batch) && batch > 0 && batch <= 900 ? batch : DEFAULT_BATCH;
+    const rewriteBatch = Number(env.GATEHOUSE_REWRITE_BATCH ?? DEFAULT_REWRITE_BATCH);
+    this.#rewriteBatch =
+      Number.isInteger(rewriteBatch) && rewriteBatch > 0 && rewriteBatch <= 900 ? rewriteBatch : DEFAULT_REWRITE_BATCH;
+    this.#rewrites = new RewriteQueue({
+      sql: ctx.storage.sql,
+      kv: env.SESSIONS,
+      notify: (sessionId, memberships, at) => this.#notifyUpdated(sessionId, memberships, at),
+      giveUp: (ids) => this.#revoke(ids, "provider"),
+      redelete: (id) => {
+        ctx.storage.sql.exec("INSERT OR IGNORE INTO kv_deletes (id) VALUES (?)", id);
+        this.#scheduleAlarm();
+      },
+    });
   }
 
   // ---- RPC ----------------------------------------------------------------
@@ -64,6 +96,8 @@ export class UserSessions extends Server<ServerEnv> {
       session.ip ?? null,
       session.providerSessionId ?? null,
     );
+    // Its memberships may predate a provider change applied moments ago: re-apply those.
+    this.#rewrites.catchUp(session.id, Date.now());
     this.#scheduleAlarm();
     this.#broadcastChanged();
     return { registered: true };
@@ -71,12 +105,14 @@ export class UserSessions extends Server<ServerEnv> {
 
   /** Records use (the sliding refresh). A no-op for unknown or revoked sessions. */
   touch(sessionId: string, lastSeenAt: number, expiresAt: number): void {
-    this.ctx.storage.sql.exec(
+    const updated = this.ctx.storage.sql.exec(
       "UPDATE sessions SET last_seen_at = ?, expires_at = MIN(?, absolute_expires_at) WHERE id = ?",
       lastSeenAt,
       expiresAt,
       sessionId,
-    );
+    ).rowsWritten;
+    // The slide rewrote the KV record from a read that may predate a recent membership change.
+    if (updated > 0 && this.#rewrites.catchUp(sessionId, Date.now()) > 0) this.#scheduleAlarm();
   }
 
   /** Every live (unexpired) session of the user, newest first. */
@@ -124,6 +160,88 @@ export class UserSessions extends Server<ServerEnv> {
     return this.#revoke(ids, "provider");
   }
 
+  /**
+   * Applies one verified identity-provider event, once per event id (ids are
+   * remembered for `PROCESSED_EVENT_TTL_MS`). `session.revoked` revokes the session
+   * opened with that provider session, `user.deleted` every session, and a
+   * membership event rewrites the memberships of every live session (KV record,
+   * then a `session.updated` message to its tabs); past one batch, by alarm.
+   */
+  async applyProviderEvent(event: ProviderEvent): Promise<ProviderEventResult> {
+    const sql = this.ctx.storage.sql;
+    const now = Date.now();
+    const result: ProviderEventResult = {
+      outcome: "applied",
+      revoked: 0,
+      socketsClosed: 0,
+      sessionsQueued: 0,
+      sessionsRewritten: 0,
+      pendingRewrites: 0,
+    };
+    if (sql.exec("SELECT 1 FROM processed_events WHERE id = ?", event.id).toArray().length > 0) {
+      return { ...result, outcome: "duplicate", pendingRewrites: this.#rewrites.pending() };
+    }
+    // Recorded before the first await, so a concurrent redelivery of the same id sees it.
+    sql.exec(
+      "INSERT INTO processed_events (id, type, processed_at, expires_at) VALUES (?, ?, ?, ?)",
+      event.id,
+      event.type,
+      now,
+      now + PROCESSED_EVENT_TTL_MS,
+    );
+    if (event.type === "session.revoked" || event.type === "user.deleted") {
+      const revocation =
+        event.type === "session.revoked"
+          ? await this.revokeByProviderSession(event.providerSessionId)
+          : await this.revokeAll("user_deleted");
+      this.#scheduleAlarm();
+      return {
+        ...result,
+        revoked: revocation.revoked,
+        socketsClosed: revocation.socketsClosed,
+        pendingRewrites: this.#rewrites.pending(),
+      };
+    }
+    const last = sql
+      .exec<{ event_at: number }>(
+        "SELECT event_at FROM provider_memberships WHERE organization_id = ?",
+        event.organizationId,
+      )
+      .toArray()[0];
+    if (last && Number(last.event_at) > event.occurredAt) {
+      // Webhooks can arrive out of order: a later change of this membership already applied.
+      this.#scheduleAlarm();
+      return { ...result, outcome: "stale", pendingRewrites: this.#rewrites.pending() };
+    }
+    sql.exec(
+      `INSERT INTO provider_memberships (organization_id, organization_slug, role, event_at, applied_at, expires_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+       ON CONFLICT (organization_id) DO UPDATE SET
+         organization_slug = COALESCE(?2, organization_slug), role = ?3, event_at = ?4, applied_at = ?5, expires_at = ?6`,
+      event.organizationId,
+      event.organizationSlug,
+      event.role,
+      event.occurredAt,
+      now,
+      now + PROCESSED_EVENT_TTL_MS,
+    );
+    result.sessionsQueued = this.#rewrites.enqueueLive(event.organizationId, now);
+    const drained = await this.#rewrites.drain(rewriteLimit(0, this.#rewriteBatch));
+    this.#scheduleAlarm();
+    return { ...result, sessionsRewritten: drained.rewritten, pendingRewrites: this.#rewrites.pending() };
+  }
+
+  /** Counts of the provider-event state, for tests and operators. */
+  providerEventStats(): { processedEvents: number; providerMemberships: number; pendingRewrites: number } {
+    const count = (table: string) =>
+      Number(this.ctx.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n);
+    return {
+      processedEvents: count("processed_events"),
+      providerMemberships: count("provider_memberships"),
+      pendingRewrites: this.#rewrites.pending(),
+    };
+  }
+
   /** Counts for tests and operators: rows, tombstones, pending KV deletes, open sockets. */
   stats(): { sessions: number; tombstones: number; pendingKvDeletes: number; sockets: number } {
     const count = (table: string) =>
@@ -165,9 +283,18 @@ export class UserSessions extends Server<ServerEnv> {
 
   override async onAlarm(): Promise<void> {
     const now = Date.now();
+    const sql = this.ctx.storage.sql;
+    const deletes = Number(sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM kv_deletes").one().n);
     await this.#drainKvDeletes();
-    this.ctx.storage.sql.exec("DELETE FROM sessions WHERE expires_at <= ?", now);
-    this.ctx.storage.sql.exec("DELETE FROM tombstones WHERE expires_at <= ?", now);
+    // One invocation's KV budget is shared: the rewrites get what the deletes left.
+    await this.#rewrites.drain(rewriteLimit(Math.min(deletes, this.#batch), this.#rewriteBatch));
+    sql.exec("DELETE FROM sessions WHERE expires_at <= ?", now);
+    sql.exec("DELETE FROM tombstones WHERE expires_at <= ?", now);
+    sql.exec("DELETE FROM processed_events WHERE expires_at <= ?", now);
+    sql.exec(
+      "DELETE FROM provider_memberships WHERE expires_at <= ? AND organization_id NOT IN (SELECT organization_id FROM kv_rewrites)",
+      now,
+    );
     this.#scheduleAlarm();
   }
 
@@ -221,6 +348,17 @@ export class UserSessions extends Server<ServerEnv> {
     return closed;
   }
 
+  #notifyUpdated(sessionId: string, memberships: Membership[], at: number): void {
+    const message = encodeMessage({ type: "session.updated", sessionId, memberships, updatedAt: new Date(at) });
+    for (const connection of this.getConnections(`s:${sessionId}`)) {
+      try {
+        connection.send(message);
+      } catch {
+        // The socket is already gone.
+      }
+    }
+  }
+
   #broadcastChanged(): void {
     const message: LiveMessage = { type: "sessions.changed", at: new Date() };
     this.broadcast(encodeMessage(message));
@@ -248,7 +386,10 @@ export class UserSessions extends Server<ServerEnv> {
     return Number(sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM kv_deletes").one().n);
   }
 
-  /** One alarm: now if KV deletes are pending, else at the earliest expiry, else none. */
+  /**
+   * One alarm: now if KV deletes are pending, else when the next rewrite is
+   * due or the earliest expiry (sessions, tombstones, provider-event state), else none.
+   */
   #scheduleAlarm(): void {
     const sql = this.ctx.storage.sql;
     const pending = Number(sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM kv_deletes").one().n);
@@ -256,13 +397,18 @@ export class UserSessions extends Server<ServerEnv> {
       void this.ctx.storage.setAlarm(Date.now() + (this.#drainFailed ? RETRY_DELAY_MS : 0));
       return;
     }
-    const next = sql
+    const expiry = sql
       .exec<{ t: number | null }>(
-        "SELECT MIN(t) AS t FROM (SELECT MIN(expires_at) AS t FROM sessions UNION ALL SELECT MIN(expires_at) AS t FROM tombstones)",
+        `SELECT MIN(t) AS t FROM (
+           SELECT MIN(expires_at) AS t FROM sessions UNION ALL SELECT MIN(expires_at) AS t FROM tombstones
+           UNION ALL SELECT MIN(expires_at) AS t FROM processed_events
+           UNION ALL SELECT MIN(expires_at) AS t FROM provider_memberships)`,
       )
       .one().t;
-    if (next === null) void this.ctx.storage.deleteAlarm();
-    else void this.ctx.storage.setAlarm(next);
+    const rewrite = this.#rewrites.nextDue();
+    const candidates = [expiry, rewrite].filter((t): t is number => t !== null).map(Number);
+    if (candidates.length === 0) void this.ctx.storage.deleteAlarm();
+    else void this.ctx.storage.setAlarm(Math.min(...candidates));
   }
 }
 
@@ -287,4 +433,13 @@ export {
   encodeMessage,
   type LiveMessage,
 } from "./messages";
-export type { RevocationReason, RevocationResult, SessionInfo, SessionMirror } from "./schema";
+export type { Membership } from "./memberships";
+export type {
+  MembershipEventType,
+  ProviderEvent,
+  ProviderEventResult,
+  RevocationReason,
+  RevocationResult,
+  SessionInfo,
+  SessionMirror,
+} from "./schema";

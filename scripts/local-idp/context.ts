@@ -1,6 +1,6 @@
 /**
  * The shapes shared by the local identity provider's route modules: its configuration, the
- * per-server context (store, signer, faults) and the route table entry. Types and one guard only;
+ * per-server context (store, signer, faults, webhooks) and the route table entry. Types and one guard only;
  * never holds state of its own.
  */
 import type { IncomingHttpHeaders } from "node:http";
@@ -9,6 +9,7 @@ import type { FaultEndpoint, FaultRegistry } from "./faults.ts";
 import type { Reply } from "./http.ts";
 import { type Signer, secretEquals } from "./signer.ts";
 import type { IdpStore } from "./store.ts";
+import type { WebhookSender } from "./webhooks.ts";
 
 export interface IdpConfig {
   /** The API key (`client_secret`, `Authorization: Bearer`) the server accepts. */
@@ -26,6 +27,9 @@ export interface IdpContext {
   store: IdpStore;
   signer: Signer;
   faults: FaultRegistry;
+  webhooks: WebhookSender;
+  /** Random per server start; the dashboard's forms carry it, so another site cannot post them. */
+  formToken: string;
 }
 
 export interface IdpRequest {

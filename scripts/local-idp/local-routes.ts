@@ -1,14 +1,17 @@
 /**
  * Test and fault controls under `/__local/` (JSON only; they exist on this local server alone):
- * reset, fault injection, the live provider sessions, the demo directory, and a code minted
- * without the sign-in page so workerd tests can finish a login programmatically.
+ * reset, fault injection, the live provider sessions, the demo directory, a code minted
+ * without the sign-in page so workerd tests can finish a login programmatically, the directory
+ * changes that emit webhooks (revoke a session, change a role, delete a user) and the webhook outbox.
  * Never reachable on a real provider; never exposes the API key or the signing key.
  */
+import { addMembership, changeRole, deleteUser, removeMembership, revokeProviderSession } from "./actions.ts";
 import type { IdpContext, IdpRequest, Route } from "./context.ts";
 import { LocalIdpError } from "./errors.ts";
 import { faultJson, parseFault } from "./faults.ts";
 import { field, json, type Reply } from "./http.ts";
-import type { ProviderSession } from "./store.ts";
+import type { MembershipRecord, ProviderSession } from "./store.ts";
+import type { Delivery } from "./webhooks.ts";
 import { membershipJson, organizationJson, userJson } from "./wire.ts";
 
 function sessionJson(s: ProviderSession): Record<string, unknown> {
@@ -28,6 +31,7 @@ function health(ctx: IdpContext): Reply {
 function reset(ctx: IdpContext): Reply {
   ctx.store.reset();
   ctx.faults.clear();
+  ctx.webhooks.clear();
   return json(200, { ok: true });
 }
 
@@ -104,6 +108,60 @@ async function issueCode(ctx: IdpContext, req: IdpRequest): Promise<Reply> {
   });
 }
 
+const membership = (ctx: IdpContext, m: MembershipRecord) => membershipJson(m, ctx.store.organization(m.organizationId));
+
+function deliveryJson(d: Delivery): Record<string, unknown> {
+  return {
+    id: d.id,
+    event: d.event,
+    created_at: d.createdAt,
+    status: d.status,
+    attempts: d.attempts,
+    response_status: d.responseStatus,
+    error: d.error,
+    body: d.body,
+    signature: d.signature,
+  };
+}
+
+/** `POST /__local/sessions/:id/revoke`: ends a provider session (webhook `session.revoked`). */
+function revokeSessionControl(ctx: IdpContext, req: IdpRequest): Reply {
+  return json(200, { session: sessionJson(revokeProviderSession(ctx, req.params[0] ?? "")) });
+}
+
+/** `POST /__local/memberships/:id/role` `{ role }` (webhook `organization_membership.updated`). */
+async function changeRoleControl(ctx: IdpContext, req: IdpRequest): Promise<Reply> {
+  const role = field(await req.body(), "role");
+  return json(200, { membership: membership(ctx, changeRole(ctx, req.params[0] ?? "", role)) });
+}
+
+/** `POST /__local/memberships` `{ user_id, organization_id, role }` (webhook `organization_membership.created`). */
+async function addMembershipControl(ctx: IdpContext, req: IdpRequest): Promise<Reply> {
+  const body = await req.body();
+  const added = addMembership(ctx, field(body, "user_id"), field(body, "organization_id"), field(body, "role"));
+  return json(201, { membership: membership(ctx, added) });
+}
+
+/** `DELETE /__local/memberships/:id` (webhook `organization_membership.deleted`). */
+function removeMembershipControl(ctx: IdpContext, req: IdpRequest): Reply {
+  return json(200, { membership: membership(ctx, removeMembership(ctx, req.params[0] ?? "")) });
+}
+
+/** `DELETE /__local/users/:id` (webhook `user.deleted`). */
+function deleteUserControl(ctx: IdpContext, req: IdpRequest): Reply {
+  return json(200, { user: userJson(deleteUser(ctx, req.params[0] ?? "")) });
+}
+
+/** `GET /__local/webhooks`: where events go and the last deliveries with their exact body and signature. */
+function webhookOutbox(ctx: IdpContext): Reply {
+  return json(200, { endpoint: ctx.webhooks.endpoint, deliveries: ctx.webhooks.deliveries().map(deliveryJson) });
+}
+
+function clearWebhookOutbox(ctx: IdpContext): Reply {
+  ctx.webhooks.clear();
+  return json(200, { ok: true });
+}
+
 const local = (method: Route["method"], path: string, handler: Route["handler"]): Route => ({
   method,
   pattern: new RegExp(`^/__local/${path}$`),
@@ -121,4 +179,11 @@ export const LOCAL_ROUTES: Route[] = [
   local("GET", "sessions", listSessions),
   local("GET", "directory", directory),
   local("POST", "codes", issueCode),
+  local("POST", "sessions/([^/]+)/revoke", revokeSessionControl),
+  local("POST", "memberships", addMembershipControl),
+  local("POST", "memberships/([^/]+)/role", changeRoleControl),
+  local("DELETE", "memberships/([^/]+)", removeMembershipControl),
+  local("DELETE", "users/([^/]+)", deleteUserControl),
+  local("GET", "webhooks", webhookOutbox),
+  local("DELETE", "webhooks", clearWebhookOutbox),
 ];

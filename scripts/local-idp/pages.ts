@@ -39,11 +39,12 @@ button .role{opacity:.8;font-size:13px;margin-left:.35rem}
 p.msg{color:#60646c}
 `;
 
-function layout(title: string, body: string): string {
+/** The page frame; `extraStyle` is appended to the shared CSS (trusted, static CSS only). */
+export function layout(title: string, body: string, extraStyle = ""): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex"><title>${escapeHtml(title)} · Local identity provider</title>
-<style>${STYLE}</style></head>
+<style>${STYLE}${extraStyle}</style></head>
 <body><main><span class="badge">Local identity provider · development only</span>
 ${body}
 </main></body></html>`;

@@ -10,13 +10,16 @@ import { setTimeout as delay } from "node:timers/promises";
 import { API_ROUTES } from "./api-routes.ts";
 import { BROWSER_ROUTES } from "./browser-routes.ts";
 import type { IdpConfig, IdpContext, Route } from "./context.ts";
+import { DASHBOARD_ROUTES } from "./dashboard-routes.ts";
 import { LocalIdpError } from "./errors.ts";
 import { FaultRegistry } from "./faults.ts";
 import { html, json, type Reply, readBody } from "./http.ts";
+import { randomSecret } from "./ids.ts";
 import { LOCAL_ROUTES } from "./local-routes.ts";
 import { renderMessagePage } from "./pages.ts";
 import { createSigner } from "./signer.ts";
 import { IdpStore } from "./store.ts";
+import { type WebhookConfig, WebhookSender } from "./webhooks.ts";
 
 /** Defaults of the CLI (`main.ts`) and the values `npm start` points the SDK at. */
 export const LOCAL_IDP_DEFAULTS = { port: 8788, apiKey: "sk_test_local", clientId: "client_local" } as const;
@@ -36,6 +39,8 @@ export interface LocalIdpOptions {
   redirectOrigins?: readonly string[];
   /** Clock in milliseconds, for code- and token-expiry tests. Default `Date.now`. */
   now?: () => number;
+  /** Deliver directory changes as signed WorkOS webhooks to `url` (see webhooks.ts). Default off. */
+  webhook?: WebhookConfig;
 }
 
 export interface LocalIdp {
@@ -45,7 +50,7 @@ export interface LocalIdp {
   close(): Promise<void>;
 }
 
-const ROUTES: Route[] = [...API_ROUTES, ...BROWSER_ROUTES, ...LOCAL_ROUTES];
+const ROUTES: Route[] = [...API_ROUTES, ...BROWSER_ROUTES, ...LOCAL_ROUTES, ...DASHBOARD_ROUTES];
 
 export async function startLocalIdp(options: LocalIdpOptions): Promise<LocalIdp> {
   if (!options.apiKey) throw new TypeError("startLocalIdp: apiKey is required");
@@ -58,11 +63,14 @@ export async function startLocalIdp(options: LocalIdpOptions): Promise<LocalIdp>
     issuer: "",
     redirectOrigins: (options.redirectOrigins ?? []).map((o) => new URL(o).origin),
   };
+  const store = new IdpStore(now);
   const ctx: IdpContext = {
     config,
-    store: new IdpStore(now),
+    store,
     signer: await createSigner(now),
     faults: new FaultRegistry(),
+    webhooks: new WebhookSender(store, options.webhook ?? null, now),
+    formToken: randomSecret(24),
   };
   const closing = new AbortController();
   const server = createServer((req, res) => {
@@ -87,12 +95,14 @@ export async function startLocalIdp(options: LocalIdpOptions): Promise<LocalIdp>
   return {
     url,
     port,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    close: async () => {
+      await ctx.webhooks.close();
+      await new Promise<void>((resolve, reject) => {
         closing.abort();
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 }
 

@@ -2,7 +2,7 @@
  * All state of the local identity provider in one place: the directory (users, organizations,
  * memberships), pending authorization requests, one-time codes, provider sessions and rotating
  * refresh tokens. Every change goes through a method here and state-changing ones emit a
- * `StoreEvent`, so a later webhook sender can subscribe. Never does HTTP, never signs anything.
+ * `StoreEvent`, which the webhook sender (`webhooks.ts`) delivers. Never does HTTP, never signs anything.
  */
 import {
   DEMO_MEMBERSHIPS,
@@ -58,10 +58,17 @@ export interface ProviderSession {
   endReason: "revoked" | "logout" | null;
 }
 
-/** Emitted after every change a provider would announce; issue 9 turns these into webhooks. */
+export type MembershipEventType =
+  | "organization_membership.created"
+  | "organization_membership.updated"
+  | "organization_membership.deleted";
+
+/** Emitted after every change a provider would announce; `webhooks.ts` delivers them as WorkOS events. */
 export type StoreEvent =
   | { type: "session.created"; session: ProviderSession }
-  | { type: "session.revoked"; session: ProviderSession };
+  | { type: "session.revoked"; session: ProviderSession }
+  | { type: MembershipEventType; membership: MembershipRecord }
+  | { type: "user.deleted"; user: UserRecord };
 
 export type Result<T, R extends string> = { ok: true; value: T } | { ok: false; reason: R };
 
@@ -129,6 +136,12 @@ export class IdpStore {
         statuses.includes(m.status),
     );
   }
+  /** A membership by id, whatever its status. */
+  membershipById(id: string): MembershipRecord | null {
+    const found = this.#memberships.find((m) => m.id === id);
+    return found ? { ...found } : null;
+  }
+
   /** The active membership of a user in an organization, if any. */
   membership(userId: string, organizationId: string): MembershipRecord | null {
     return this.memberships({ userId, organizationId })[0] ?? null;
@@ -157,6 +170,73 @@ export class IdpStore {
       return { ok: false, reason: choices.length === 0 ? "not_a_member" : "organization_required" };
     }
     return choices.includes(requested) ? { ok: true, value: requested } : { ok: false, reason: "not_a_member" };
+  }
+
+  /** Gives a membership another role; emits `organization_membership.updated` when it changed. */
+  setMembershipRole(id: string, role: string): MembershipRecord | null {
+    const found = this.#memberships.find((m) => m.id === id);
+    if (!found) return null;
+    if (found.role !== role) {
+      found.role = role;
+      found.updatedAt = new Date(this.#now()).toISOString();
+      this.#emit({ type: "organization_membership.updated", membership: { ...found } });
+    }
+    return { ...found };
+  }
+
+  /** Adds an active membership; emits `organization_membership.created`. */
+  addMembership(
+    userId: string,
+    organizationId: string,
+    role: string,
+  ): Result<MembershipRecord, "unknown_user" | "unknown_organization" | "already_member"> {
+    if (!this.#users.has(userId)) return { ok: false, reason: "unknown_user" };
+    if (!this.#organizations.has(organizationId)) return { ok: false, reason: "unknown_organization" };
+    if (this.#memberships.some((m) => m.userId === userId && m.organizationId === organizationId)) {
+      return { ok: false, reason: "already_member" };
+    }
+    const now = new Date(this.#now()).toISOString();
+    const membership: MembershipRecord = {
+      id: `om_${ulid(this.#now())}`,
+      userId,
+      organizationId,
+      role,
+      status: "active",
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.#memberships.push(membership);
+    this.#emit({ type: "organization_membership.created", membership: { ...membership } });
+    return { ok: true, value: { ...membership } };
+  }
+
+  /** Removes a membership; emits `organization_membership.deleted`. */
+  removeMembership(id: string): MembershipRecord | null {
+    const index = this.#memberships.findIndex((m) => m.id === id);
+    if (index < 0) return null;
+    const [removed] = this.#memberships.splice(index, 1);
+    this.#emit({ type: "organization_membership.deleted", membership: { ...removed! } });
+    return { ...removed! };
+  }
+
+  /**
+   * Deletes a user with their memberships, and ends their sessions (refresh tokens then fail).
+   * Emits only `user.deleted`: that one event tells a relying party everything.
+   */
+  deleteUser(id: string): UserRecord | null {
+    const user = this.#users.get(id);
+    if (!user) return null;
+    this.#users.delete(id);
+    this.#memberships = this.#memberships.filter((m) => m.userId !== id);
+    const now = this.#now();
+    for (const session of this.#sessions.values()) {
+      if (session.userId === id && session.endedAt === null) {
+        session.endedAt = now;
+        session.endReason = "revoked";
+      }
+    }
+    this.#emit({ type: "user.deleted", user: { ...user, updatedAt: new Date(now).toISOString() } });
+    return { ...user };
   }
 
   // ── authorization requests and codes ──────────────────────────────────────

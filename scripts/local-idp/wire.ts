@@ -4,7 +4,7 @@
  * `@workos-inc/node` v11 deserializers read them. Pure mapping: never reads or changes state.
  */
 import { LocalIdpError } from "./errors.ts";
-import type { MembershipRecord, OrganizationRecord, UserRecord } from "./store.ts";
+import type { MembershipRecord, OrganizationRecord, ProviderSession, UserRecord } from "./store.ts";
 
 export function userJson(user: UserRecord): Record<string, unknown> {
   return {
@@ -65,6 +65,30 @@ export function membershipJson(m: MembershipRecord, org: OrganizationRecord | nu
     created_at: m.createdAt,
     updated_at: m.updatedAt,
   };
+}
+
+/** A provider session as WorkOS events carry it (`session.created`, `session.revoked`). */
+export function providerSessionJson(s: ProviderSession): Record<string, unknown> {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return {
+    object: "session",
+    id: s.id,
+    user_id: s.userId,
+    organization_id: s.organizationId,
+    ip_address: null,
+    user_agent: null,
+    auth_method: "password",
+    status: s.endedAt === null ? "active" : "revoked",
+    expires_at: iso(s.createdAt + 30 * 24 * 3600 * 1000),
+    ended_at: s.endedAt === null ? null : iso(s.endedAt),
+    created_at: iso(s.createdAt),
+    updated_at: iso(s.endedAt ?? s.createdAt),
+  };
+}
+
+/** The body of one webhook delivery: `{ id, event, data, created_at }`. */
+export function eventJson(id: string, event: string, data: Record<string, unknown>, createdAt: string) {
+  return { id, event, data, created_at: createdAt };
 }
 
 export interface PageParams {

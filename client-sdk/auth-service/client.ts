@@ -1,0 +1,148 @@
+/**
+ * @module
+ * `AuthServiceClient`: a typed client over a service binding to the auth
+ * worker's `AuthService` entrypoint, so a consuming worker resolves users and
+ * revokes sessions without the session secret. Every failure of a call
+ * surfaces as an `AuthServiceError`; it never returns a guessed answer, and
+ * it never imports the auth worker's runtime code (types only).
+ */
+import { AuthServiceError, toAuthServiceError } from "./errors";
+import { isAppUser, isRevocation, isSession, isSessionList } from "./shape";
+import type {
+  AppUser,
+  AuthService,
+  AuthServiceBinding,
+  AuthServiceSession,
+  RevocationResult,
+  ServiceSessionResolver,
+  SessionInfo,
+} from "./types";
+
+export interface AuthServiceClientOptions {
+  /** A call that has not answered after this many milliseconds fails with `auth_service_timeout`. Default 5000. */
+  timeoutMs?: number;
+}
+
+/** A Request (its Cookie header is sent), a raw Cookie header, or nothing. */
+export type CookieSource = Request | string | null | undefined;
+
+export const DEFAULT_AUTH_SERVICE_TIMEOUT_MS = 5_000;
+
+/** The entrypoint methods this client calls; a method added to `AuthService` is one more entry. */
+type RemoteMethod = "resolveUser" | "resolveSession" | "listSessions" | "revokeSession" | "revokeUser";
+type Remote = Pick<AuthService, RemoteMethod>;
+
+/**
+ * @example
+ * ```ts
+ * // wrangler.toml: [[services]] binding = "AUTH", service = "gatehouse-auth", entrypoint = "AuthService"
+ * const auth = new AuthServiceClient(env.AUTH);
+ * const user = await auth.resolveUser(request); // AppUser | null
+ * await auth.revokeUser(user.id);
+ * ```
+ */
+export class AuthServiceClient implements ServiceSessionResolver {
+  readonly #binding: AuthServiceBinding;
+  readonly #timeoutMs: number;
+
+  constructor(binding: AuthServiceBinding, options: AuthServiceClientOptions = {}) {
+    if (typeof binding !== "object" || binding === null) {
+      throw new AuthServiceError("auth_service_not_bound", {
+        message:
+          "AuthServiceClient needs the service binding to the auth worker's AuthService entrypoint (e.g. env.AUTH)",
+      });
+    }
+    const timeoutMs = options.timeoutMs ?? DEFAULT_AUTH_SERVICE_TIMEOUT_MS;
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new RangeError("timeoutMs must be a positive number");
+    this.#binding = binding;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /** The underlying service binding. */
+  get raw(): AuthServiceBinding {
+    return this.#binding;
+  }
+
+  /** The user of the session carried by this request or Cookie header, or null. No cookie: null without a call. */
+  async resolveUser(source: CookieSource): Promise<AppUser | null> {
+    const cookie = cookieHeaderOf(source, "resolveUser");
+    if (!cookie) return null;
+    const user = await this.#call("resolveUser", [cookie]);
+    if (user === null) return null;
+    if (!isAppUser(user)) throw new AuthServiceError("auth_service_bad_response", { method: "resolveUser" });
+    return user;
+  }
+
+  /** The session (public id, user, expiry in ms) carried by this request or Cookie header, or null. */
+  async resolveSession(source: CookieSource): Promise<AuthServiceSession | null> {
+    const cookie = cookieHeaderOf(source, "resolveSession");
+    if (!cookie) return null;
+    const session = await this.#call("resolveSession", [cookie]);
+    if (session === null) return null;
+    if (!isSession(session)) throw new AuthServiceError("auth_service_bad_response", { method: "resolveSession" });
+    return session;
+  }
+
+  /** Every live session of a user. */
+  async listSessions(userId: string): Promise<SessionInfo[]> {
+    const sessions = await this.#call("listSessions", [idArgument(userId, "userId", "listSessions")]);
+    if (!isSessionList(sessions)) throw new AuthServiceError("auth_service_bad_response", { method: "listSessions" });
+    return sessions;
+  }
+
+  /** Revokes one session by its public id; null when no live session has that id. */
+  async revokeSession(sessionId: string): Promise<RevocationResult | null> {
+    const result = await this.#call("revokeSession", [idArgument(sessionId, "sessionId", "revokeSession")]);
+    if (result === null) return null;
+    if (!isRevocation(result)) throw new AuthServiceError("auth_service_bad_response", { method: "revokeSession" });
+    return result;
+  }
+
+  /** Revokes every session of a user and closes every open tab. */
+  async revokeUser(userId: string): Promise<RevocationResult> {
+    const result = await this.#call("revokeUser", [idArgument(userId, "userId", "revokeUser")]);
+    if (!isRevocation(result)) throw new AuthServiceError("auth_service_bad_response", { method: "revokeUser" });
+    return result;
+  }
+
+  /** One RPC call with a deadline; whatever it throws becomes an `AuthServiceError`. Answers are checked by callers. */
+  async #call<M extends RemoteMethod>(method: M, args: Parameters<Remote[M]>): Promise<unknown> {
+    const remote = this.#binding as unknown as Record<M, ((...a: Parameters<Remote[M]>) => unknown) | undefined>;
+    if (typeof remote[method] !== "function") {
+      throw new AuthServiceError("auth_service_not_bound", {
+        method,
+        message: `The binding given to AuthServiceClient has no ${method} method; bind entrypoint "AuthService"`,
+      });
+    }
+    let timer: number | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new AuthServiceError("auth_service_timeout", { method })), this.#timeoutMs);
+    });
+    try {
+      return await Promise.race([Promise.resolve().then(() => remote[method]!(...args)), deadline]);
+    } catch (err) {
+      throw toAuthServiceError(method, err);
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+    }
+  }
+}
+
+function cookieHeaderOf(source: CookieSource, method: string): string | null {
+  if (source instanceof Request) return source.headers.get("Cookie");
+  if (source === null || source === undefined) return null;
+  if (typeof source !== "string") {
+    throw new AuthServiceError("invalid_argument", {
+      method,
+      message: "Pass a Request, a Cookie header string or null",
+    });
+  }
+  return source;
+}
+
+function idArgument(value: unknown, name: string, method: string): string {
+  if (typeof value !== "string" || value.length === 0) {
+    throw new AuthServiceError("invalid_argument", { method, message: `${name} must be a non-empty string` });
+  }
+  return value;
+}

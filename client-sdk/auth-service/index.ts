@@ -1,0 +1,29 @@
+/**
+ * @module
+ * The service-binding side of Gatehouse auth, for consuming workers: the
+ * `AuthServiceClient`, its error, and `ServiceAuthMiddleware`. Exported by
+ * name; it holds no session secret and imports the auth worker by type only.
+ */
+export {
+  AuthServiceClient,
+  type AuthServiceClientOptions,
+  type CookieSource,
+  DEFAULT_AUTH_SERVICE_TIMEOUT_MS,
+} from "./client";
+export {
+  AuthServiceError,
+  type AuthServiceErrorCode,
+  type AuthServiceErrorOptions,
+  toAuthServiceError,
+} from "./errors";
+export { loginUrlFor, ServiceAuthMiddleware, type ServiceAuthMiddlewareOptions } from "./middleware";
+export type {
+  AppUser,
+  AuthService,
+  AuthServiceBinding,
+  AuthServiceSession,
+  OrganizationMembership,
+  RevocationResult,
+  ServiceSessionResolver,
+  SessionInfo,
+} from "./types";

@@ -1,0 +1,51 @@
+/**
+ * @module
+ * Shape checks for what comes back over the service binding. The binding is
+ * a trust boundary in the other direction too: a misrouted binding (another
+ * worker's entrypoint) must fail loudly rather than hand a handler a half user.
+ * Checks only what callers rely on; they never copy or rewrite the answer.
+ */
+import type { AppUser, AuthServiceSession, RevocationResult, SessionInfo } from "./types";
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+function isMembership(value: unknown): boolean {
+  return (
+    isRecord(value) &&
+    typeof value.organizationId === "string" &&
+    typeof value.organizationSlug === "string" &&
+    typeof value.role === "string"
+  );
+}
+
+export function isAppUser(value: unknown): value is AppUser {
+  return (
+    isRecord(value) &&
+    typeof value.id === "string" &&
+    typeof value.email === "string" &&
+    typeof value.firstName === "string" &&
+    typeof value.lastName === "string" &&
+    (value.organizationId === undefined || typeof value.organizationId === "string") &&
+    Array.isArray(value.memberships) &&
+    value.memberships.every(isMembership)
+  );
+}
+
+export function isSession(value: unknown): value is AuthServiceSession {
+  return (
+    isRecord(value) &&
+    typeof value.sessionId === "string" &&
+    typeof value.expiresAt === "number" &&
+    isAppUser(value.user)
+  );
+}
+
+export function isSessionList(value: unknown): value is SessionInfo[] {
+  return Array.isArray(value) && value.every((s) => isRecord(s) && typeof s.id === "string");
+}
+
+export function isRevocation(value: unknown): value is RevocationResult {
+  return isRecord(value) && typeof value.revoked === "number";
+}

@@ -1,0 +1,45 @@
+/**
+ * @module
+ * Rate limiting: `KVRateLimiter`, `DORateLimiter` (with `RateLimiterDO` from
+ * `gatehouse/durable-objects`), the `RateLimiterFake` test double, the
+ * draft-10 headers and the rate-check protocol. Exported by name only.
+ */
+export {
+  DEFAULT_POLICY_NAME,
+  DEFAULT_PREFIX,
+  DEFAULT_STORE_ERROR_POLICY,
+  DEFAULT_TIMEOUT_MS,
+  type RateLimiterConfig,
+  type RateLimiterOptions,
+  type RateLimitLogger,
+  type StoreErrorPolicy,
+} from "./config";
+export { DORateLimiter, type RateCheckStub } from "./durable-object";
+export { RateLimitError, type RateLimitErrorCode } from "./errors";
+export { activeRateLimiterFake, fakeRateLimiter, RateLimiterFake, restoreRateLimiter } from "./fake";
+export {
+  type PolicyInfo,
+  type QuotaState,
+  type RateLimitedBody,
+  rateLimitHeader,
+  rateLimitPolicyHeader,
+  STORE_FAILURE_RETRY_AFTER,
+  type StoreUnavailableBody,
+} from "./headers";
+export { defaultKeyExtractor, EDGE_CONNECTING_IP_HEADER, type KeyExtractor, UNKNOWN_KEY } from "./key";
+export { KV_SYNC_INTERVAL_MS, KVRateLimiter } from "./kv";
+export { type RateLimitDecision, RateLimiter, type RateLimitSource } from "./limiter";
+export { BlockedKeys, blockedKeysFor, MAX_BLOCKED_KEYS } from "./memory";
+export {
+  MAX_CHECK_BODY_BYTES,
+  MAX_KEY_LENGTH,
+  MAX_LIMIT,
+  MAX_WINDOW_SECONDS,
+  type RateCheckCall,
+  type RateCheckInvalidReason,
+  type RateCheckRequest,
+  type RateCheckResponse,
+  type RateCheckResult,
+  validateRateCheck,
+} from "./protocol";
+export { type FixedWindow, fixedWindow, retryAfterSeconds } from "./window";

@@ -1,0 +1,272 @@
+/**
+ * @module
+ * The membership rewrite queue of a `UserSessions` object (table `kv_rewrites`):
+ * after a provider membership event, every live session's KV record gets the
+ * organization's latest state from `provider_memberships`. Bounded per
+ * invocation (KV's 1,000 operations), one write per key per second, continued
+ * by the object's alarm. It never resurrects a revoked session's record, and a
+ * record it cannot rewrite after many tries is revoked (fail closed), never left stale.
+ */
+import { isSessionRecord, KVSessionStore, SESSION_PREFIX } from "../../workers/auth/session/kv-session-store";
+import { applyOverrides, type Membership, type MembershipOverride } from "./memberships";
+
+/** KV allows one write per second per key. */
+export const KV_WRITE_SPACING_MS = 1_000;
+/** A session that registers or slides this soon after a membership change gets it re-applied. */
+export const CATCH_UP_MS = 90_000;
+/** KV operations one invocation may spend on deletes and rewrites together (the limit is 1,000). */
+export const KV_OPS_BUDGET = 950;
+/** Keys per bulk KV read (one operation). */
+const BULK_READ = 100;
+const PUT_PARALLELISM = 25;
+const RETRY_DELAY_MS = 5_000;
+/** After this many failed writes the session is revoked rather than left with a stale role. */
+export const MAX_REWRITE_ATTEMPTS = 8;
+
+export interface RewriteHost {
+  sql: SqlStorage;
+  kv: KVNamespace;
+  /** Tells the session's open tabs its memberships changed. */
+  notify(sessionId: string, memberships: Membership[], at: number): void;
+  /** Revokes sessions whose record could not be rewritten (fail closed). */
+  giveUp(sessionIds: string[]): Promise<unknown>;
+  /** A rewritten record turned out revoked meanwhile: its KV delete must run again. */
+  redelete(sessionId: string): void;
+}
+
+export interface DrainResult {
+  rewritten: number;
+  failed: boolean;
+}
+
+type Job = {
+  rowid: number;
+  organization_id: string;
+  attempts: number;
+};
+
+/** How many sessions one invocation may rewrite after `opsUsed` other KV operations. */
+export function rewriteLimit(opsUsed: number, batch: number): number {
+  const left = KV_OPS_BUDGET - opsUsed;
+  return Math.max(0, Math.min(batch, Math.floor((left * BULK_READ) / (BULK_READ + 1))));
+}
+
+export class RewriteQueue {
+  readonly #host: RewriteHost;
+  readonly #store: KVSessionStore;
+  /** When this object last wrote each session's record (for the 1 write/s/key spacing). */
+  readonly #lastWrite = new Map<string, number>();
+  #running: Promise<DrainResult> | null = null;
+  #again = false;
+
+  constructor(host: RewriteHost) {
+    this.#host = host;
+    this.#store = new KVSessionStore(host.kv);
+  }
+
+  /** Queues `organizationId` for every live session; returns how many. A newer job replaces an older one. */
+  enqueueLive(organizationId: string, now: number): number {
+    const ids = this.#host.sql
+      .exec<{ id: string }>("SELECT id FROM sessions WHERE expires_at > ?", now)
+      .toArray()
+      .map((r) => r.id);
+    for (const id of ids) {
+      this.#host.sql.exec(
+        "INSERT OR REPLACE INTO kv_rewrites (session_id, organization_id, not_before, attempts) VALUES (?, ?, ?, 0)",
+        id,
+        organizationId,
+        this.#notBefore(id, now),
+      );
+    }
+    return ids.length;
+  }
+
+  /**
+   * A session just registered or slid (its record was written from elsewhere,
+   * possibly from memberships read before a recent change): re-applies every
+   * change of the last `CATCH_UP_MS`, one second after that write.
+   */
+  catchUp(sessionId: string, now: number): number {
+    return this.#host.sql.exec(
+      `INSERT OR IGNORE INTO kv_rewrites (session_id, organization_id, not_before, attempts)
+       SELECT ?, organization_id, ?, 0 FROM provider_memberships WHERE applied_at >= ?`,
+      sessionId,
+      now + KV_WRITE_SPACING_MS,
+      now - CATCH_UP_MS,
+    ).rowsWritten;
+  }
+
+  pending(): number {
+    return Number(this.#host.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM kv_rewrites").one().n);
+  }
+
+  /** When the next queued rewrite is due (ms), or null when none is queued. */
+  nextDue(): number | null {
+    const t = this.#host.sql.exec<{ t: number | null }>("SELECT MIN(not_before) AS t FROM kv_rewrites").one().t;
+    return t === null ? null : Number(t);
+  }
+
+  /** Rewrites up to `limit` due sessions. Single-flight: a call during a drain runs once more after it. */
+  drain(limit: number): Promise<DrainResult> {
+    if (this.#running) {
+      this.#again = true;
+      return this.#running;
+    }
+    const run = async (): Promise<DrainResult> => {
+      const total: DrainResult = { rewritten: 0, failed: false };
+      do {
+        this.#again = false;
+        const once = await this.#drainOnce(limit);
+        total.rewritten += once.rewritten;
+        total.failed ||= once.failed;
+      } while (this.#again);
+      return total;
+    };
+    this.#running = run().finally(() => {
+      this.#running = null;
+    });
+    return this.#running;
+  }
+
+  #notBefore(sessionId: string, now: number): number {
+    const last = this.#lastWrite.get(sessionId);
+    return last === undefined ? now : Math.max(now, last + KV_WRITE_SPACING_MS);
+  }
+
+  async #drainOnce(limit: number): Promise<DrainResult> {
+    const result: DrainResult = { rewritten: 0, failed: false };
+    if (limit <= 0) return result;
+    const ids = this.#host.sql
+      .exec<{ session_id: string }>(
+        "SELECT DISTINCT session_id FROM kv_rewrites WHERE not_before <= ? LIMIT ?",
+        Date.now(),
+        limit,
+      )
+      .toArray()
+      .map((r) => r.session_id);
+    const giveUp: string[] = [];
+    for (let i = 0; i < ids.length; i += BULK_READ) {
+      const chunk = ids.slice(i, i + BULK_READ);
+      let records: Map<string, unknown>;
+      try {
+        records = await this.#host.kv.get(
+          chunk.map((id) => `${SESSION_PREFIX}${id}`),
+          "json",
+        );
+      } catch (err) {
+        console.error("gatehouse: KV read failed during a membership rewrite; will retry", err);
+        for (const id of chunk) this.#failed(id, giveUp);
+        result.failed = true;
+        continue;
+      }
+      for (let j = 0; j < chunk.length; j += PUT_PARALLELISM) {
+        const outcomes = await Promise.all(
+          chunk
+            .slice(j, j + PUT_PARALLELISM)
+            .map((id) => this.#rewrite(id, records.get(`${SESSION_PREFIX}${id}`) ?? null, giveUp)),
+        );
+        for (const o of outcomes) {
+          if (o === "written") result.rewritten++;
+          if (o === "failed") result.failed = true;
+        }
+      }
+    }
+    this.#pruneLastWrites();
+    if (giveUp.length > 0) await this.#host.giveUp(giveUp);
+    return result;
+  }
+
+  async #rewrite(sessionId: string, value: unknown, giveUp: string[]): Promise<"written" | "unchanged" | "failed"> {
+    const sql = this.#host.sql;
+    const now = Date.now();
+    // Read the jobs and the provider state now, after the KV read: a newer event replaces a job
+    // (new rowid), so whatever arrives during the write below stays queued.
+    const jobs = sql
+      .exec<Job>(
+        "SELECT rowid, organization_id, attempts FROM kv_rewrites WHERE session_id = ? AND not_before <= ?",
+        sessionId,
+        now,
+      )
+      .toArray();
+    if (jobs.length === 0) return "unchanged";
+    const done = () => this.#deleteJobs(jobs);
+    const live = sql.exec("SELECT 1 FROM sessions WHERE id = ? AND expires_at > ?", sessionId, now).toArray().length;
+    if (!live || !isSessionRecord(value) || value.id !== sessionId) {
+      done(); // revoked, expired or gone: nothing to rewrite
+      return "unchanged";
+    }
+    if (now >= Math.min(value.idleExpiresAt, value.absoluteExpiresAt)) {
+      done();
+      return "unchanged";
+    }
+    const overrides = this.#overrides(jobs.map((j) => j.organization_id));
+    const applied = applyOverrides(value.memberships, overrides);
+    if (applied.unnamed.length > 0) {
+      console.warn("gatehouse: a new membership has no known organization slug; it appears at the next sign-in");
+    }
+    if (!applied.changed) {
+      done();
+      return "unchanged";
+    }
+    const record = { ...value, memberships: applied.memberships };
+    try {
+      await this.#store.put(record);
+    } catch (err) {
+      console.error("gatehouse: KV write failed during a membership rewrite; will retry", err);
+      this.#failed(sessionId, giveUp, jobs);
+      return "failed";
+    }
+    const at = Date.now();
+    this.#lastWrite.set(sessionId, at);
+    this.#deleteJobs(jobs);
+    // Revoked while the write was in flight: the write may have landed after the delete.
+    if (sql.exec("SELECT 1 FROM tombstones WHERE id = ?", sessionId).toArray().length > 0) {
+      this.#host.redelete(sessionId);
+      return "written";
+    }
+    this.#host.notify(sessionId, applied.memberships, at);
+    return "written";
+  }
+
+  #overrides(organizationIds: string[]): MembershipOverride[] {
+    const out: MembershipOverride[] = [];
+    for (const id of organizationIds) {
+      const row = this.#host.sql
+        .exec<{ organization_slug: string | null; role: string | null }>(
+          "SELECT organization_slug, role FROM provider_memberships WHERE organization_id = ?",
+          id,
+        )
+        .toArray()[0];
+      if (row) out.push({ organizationId: id, organizationSlug: row.organization_slug, role: row.role });
+    }
+    return out;
+  }
+
+  #deleteJobs(jobs: Job[]): void {
+    for (const job of jobs) this.#host.sql.exec("DELETE FROM kv_rewrites WHERE rowid = ?", job.rowid);
+  }
+
+  #failed(sessionId: string, giveUp: string[], jobs?: Job[]): void {
+    const sql = this.#host.sql;
+    const rows =
+      jobs ??
+      sql.exec<Job>("SELECT rowid, organization_id, attempts FROM kv_rewrites WHERE session_id = ?", sessionId).toArray();
+    if (rows.some((j) => j.attempts + 1 >= MAX_REWRITE_ATTEMPTS)) {
+      this.#deleteJobs(rows);
+      giveUp.push(sessionId);
+      return;
+    }
+    for (const job of rows) {
+      sql.exec(
+        "UPDATE kv_rewrites SET attempts = attempts + 1, not_before = ? WHERE rowid = ?",
+        Date.now() + RETRY_DELAY_MS,
+        job.rowid,
+      );
+    }
+  }
+
+  #pruneLastWrites(): void {
+    const horizon = Date.now() - KV_WRITE_SPACING_MS;
+    for (const [id, at] of this.#lastWrite) if (at < horizon) this.#lastWrite.delete(id);
+  }
+}

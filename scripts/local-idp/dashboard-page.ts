@@ -1,0 +1,117 @@
+/**
+ * The dashboard page of the local identity provider (`GET /`): every user with their memberships
+ * ("change role"), live sessions ("revoke this session") and a "delete user" button, plus the
+ * webhook endpoint and the last deliveries. Forms only, no scripts; every dynamic value goes
+ * through `escapeHtml`, and every form carries the server's form token.
+ */
+import { escapeHtml, layout } from "./pages.ts";
+
+export interface DashboardMembership {
+  id: string;
+  organizationName: string;
+  role: string;
+}
+
+export interface DashboardSession {
+  id: string;
+  organizationName: string | null;
+  createdAt: string;
+}
+
+export interface DashboardUser {
+  id: string;
+  name: string;
+  email: string;
+  memberships: DashboardMembership[];
+  sessions: DashboardSession[];
+}
+
+export interface DashboardDelivery {
+  id: string;
+  event: string;
+  status: string;
+  attempts: number;
+  detail: string;
+}
+
+export interface DashboardPage {
+  formToken: string;
+  roles: readonly string[];
+  users: DashboardUser[];
+  webhookEndpoint: string | null;
+  deliveries: DashboardDelivery[];
+}
+
+const EXTRA_STYLE = `
+main{width:min(52rem,calc(100vw - 2rem))}
+h2{font-size:1rem;margin:1.5rem 0 .5rem}
+.row{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;margin-top:.5rem}
+.row form{margin:0;display:flex;gap:.4rem;align-items:center}
+.muted{color:#60646c;font-size:13px}
+select{font:inherit;padding:.3rem;border-radius:6px;border:1px solid #c8c9d0}
+button.danger{background:#e5484d;border-color:#e5484d}
+button.light{background:#fff;color:#3e63dd}
+table{width:100%;border-collapse:collapse;font-size:13px}
+td,th{text-align:left;padding:.3rem .4rem;border-bottom:1px solid #e0e1e6}
+`;
+
+function form(action: string, token: string, inner: string, label: string, cls = ""): string {
+  return `<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="token" value="${escapeHtml(token)}">${inner}<button type="submit"${cls ? ` class="${cls}"` : ""}>${label}</button></form>`;
+}
+
+function membershipRow(page: DashboardPage, m: DashboardMembership): string {
+  const roles = page.roles.includes(m.role) ? page.roles : [...page.roles, m.role];
+  const options = roles
+    .map((r) => `<option value="${escapeHtml(r)}"${r === m.role ? " selected" : ""}>${escapeHtml(r)}</option>`)
+    .join("");
+  const select = `<select name="role" aria-label="Role in ${escapeHtml(m.organizationName)}">${options}</select>`;
+  return `<div class="row" data-membership="${escapeHtml(m.id)}"><span>${escapeHtml(m.organizationName)}</span>
+${form(`/dashboard/memberships/${encodeURIComponent(m.id)}/role`, page.formToken, select, "Change role", "light")}</div>`;
+}
+
+function sessionRow(page: DashboardPage, s: DashboardSession): string {
+  const where = s.organizationName === null ? "no organization" : s.organizationName;
+  return `<div class="row" data-session="${escapeHtml(s.id)}"><span class="muted">${escapeHtml(s.id)} · ${escapeHtml(where)} · since ${escapeHtml(s.createdAt)}</span>
+${form(`/dashboard/sessions/${encodeURIComponent(s.id)}/revoke`, page.formToken, "", "Revoke this session", "light")}</div>`;
+}
+
+function userItem(page: DashboardPage, u: DashboardUser): string {
+  const memberships = u.memberships.length
+    ? u.memberships.map((m) => membershipRow(page, m)).join("\n")
+    : `<p class="muted">No organization.</p>`;
+  const sessions = u.sessions.length
+    ? u.sessions.map((s) => sessionRow(page, s)).join("\n")
+    : `<p class="muted">No live session.</p>`;
+  return `<li data-user="${escapeHtml(u.id)}"><div class="who"><div><strong>${escapeHtml(u.name)}</strong>
+<small>${escapeHtml(u.email)} · ${escapeHtml(u.id)}</small></div></div>
+${memberships}
+${sessions}
+<div class="row">${form(`/dashboard/users/${encodeURIComponent(u.id)}/delete`, page.formToken, "", "Delete user", "danger")}</div></li>`;
+}
+
+export function renderDashboard(page: DashboardPage): string {
+  const users = page.users.length
+    ? `<ul>${page.users.map((u) => userItem(page, u)).join("\n")}</ul>`
+    : `<p class="msg">No users (reset with POST /__local/reset).</p>`;
+  const endpoint =
+    page.webhookEndpoint === null
+      ? "Webhooks are off: start with LOCAL_IDP_WEBHOOK_URL and LOCAL_IDP_WEBHOOK_SECRET to deliver these changes."
+      : `Changes are delivered as signed webhooks to ${page.webhookEndpoint}.`;
+  const rows = page.deliveries
+    .map(
+      (d) =>
+        `<tr><td>${escapeHtml(d.event)}</td><td>${escapeHtml(d.status)}</td><td>${d.attempts}</td><td>${escapeHtml(d.detail)}</td></tr>`,
+    )
+    .join("");
+  const deliveries = rows
+    ? `<table><tr><th>event</th><th>status</th><th>attempts</th><th>last answer</th></tr>${rows}</table>`
+    : `<p class="muted">No deliveries yet.</p>`;
+  return layout(
+    "Directory",
+    `<h1>Directory</h1><p class="sub">${escapeHtml(endpoint)}</p>
+${users}
+<h2>Recent webhook deliveries</h2>
+${deliveries}`,
+    EXTRA_STYLE,
+  );
+}

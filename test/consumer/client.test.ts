@@ -1,0 +1,99 @@
+import { env } from "cloudflare:workers";
+import { type AuthServiceBinding, AuthServiceClient, AuthServiceError } from "gatehouse";
+import { describe, expect, it } from "vitest";
+import { APP, people, signIn } from "./helpers";
+
+async function failure(promise: Promise<unknown>): Promise<AuthServiceError> {
+  const err = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  if (!(err instanceof AuthServiceError)) throw new Error(`expected an AuthServiceError, got ${String(err)}`);
+  return err;
+}
+
+describe("AuthServiceClient against the auth worker's AuthService", () => {
+  it("resolves a user and a session from a Request or a Cookie header", async () => {
+    const ada = people.ada();
+    const { sessionId, cookie } = await signIn(ada);
+    const auth = new AuthServiceClient(env.AUTH);
+    const fromRequest = await auth.resolveUser(new Request(APP, { headers: { Cookie: `theme=dark; ${cookie}` } }));
+    expect(fromRequest).toMatchObject({ id: ada.id, email: ada.email, organizationId: "org_acme" });
+    const session = await auth.resolveSession(cookie);
+    expect(session?.sessionId).toBe(sessionId);
+    expect(session?.user.memberships).toEqual(ada.memberships);
+    expect(session?.expiresAt).toBeGreaterThan(Date.now());
+    expect(await auth.resolveUser(new Request(APP))).toBeNull();
+    expect(await auth.resolveSession(null)).toBeNull();
+    expect(await auth.resolveSession("__Host-gh_session=forged")).toBeNull();
+  });
+
+  it("lists and revokes sessions, mirroring the entrypoint", async () => {
+    const alan = people.alan();
+    const a = await signIn(alan);
+    const b = await signIn(alan);
+    const auth = new AuthServiceClient(env.AUTH);
+    expect((await auth.listSessions(alan.id)).map((s) => s.id).sort()).toEqual([a.sessionId, b.sessionId].sort());
+    expect(await auth.revokeSession(a.sessionId)).toMatchObject({ revoked: 1 });
+    expect(await auth.revokeSession(a.sessionId)).toBeNull();
+    expect(await auth.resolveUser(a.cookie)).toBeNull();
+    expect(await auth.revokeUser(alan.id)).toMatchObject({ revoked: 1 });
+    expect(await auth.resolveUser(b.cookie)).toBeNull();
+  });
+
+  it("maps the entrypoint's argument validation (TypeError) to invalid_argument 400", async () => {
+    const auth = new AuthServiceClient(env.AUTH);
+    const bad = await failure(auth.revokeSession("nope"));
+    expect(bad).toMatchObject({ code: "invalid_argument", status: 400, method: "revokeSession", retryable: false });
+    expect(bad.message).toMatch(/64 lowercase hex/);
+    expect(await failure(auth.listSessions("bad id"))).toMatchObject({ code: "invalid_argument", status: 400 });
+    // Refused before any call: not a string.
+    const local = await failure(auth.revokeUser(42 as unknown as string));
+    expect(local).toMatchObject({ code: "invalid_argument", message: "userId must be a non-empty string" });
+    expect(await failure(auth.resolveUser({} as unknown as string))).toMatchObject({ code: "invalid_argument" });
+  });
+
+  it("reports an unreachable auth worker as auth_service_unavailable 503, retryable", async () => {
+    const err = await failure(new AuthServiceClient(env.AUTH_DOWN).resolveSession("a=b"));
+    expect(err).toMatchObject({ code: "auth_service_unavailable", status: 503, retryable: true });
+    expect(err.cause).toBeInstanceOf(Error);
+  });
+
+  it("reports an exception in the auth worker as auth_service_error 502, keeping it only as the cause", async () => {
+    const err = await failure(new AuthServiceClient(env.AUTH_MISCONFIGURED).listSessions("user_x"));
+    expect(err).toMatchObject({ code: "auth_service_error", status: 502, retryable: false, method: "listSessions" });
+    expect(err.message).not.toContain("SESSION_SECRET");
+    expect((err.cause as Error).message).toContain("SESSION_SECRET");
+  });
+
+  it("reports the auth worker's own 503 (store down) as auth_service_unavailable", async () => {
+    const err = await failure(new AuthServiceClient(env.AUTH_STORE_DOWN).resolveUser("a=b"));
+    expect(err).toMatchObject({ code: "auth_service_unavailable", status: 503 });
+  });
+
+  it("gives up after timeoutMs with auth_service_timeout 504", async () => {
+    const { cookie } = await signIn(people.ada());
+    const err = await failure(new AuthServiceClient(env.AUTH_SLOW, { timeoutMs: 50 }).resolveSession(cookie));
+    expect(err).toMatchObject({ code: "auth_service_timeout", status: 504, retryable: true });
+    // The same entrypoint answers when given the time.
+    expect(await new AuthServiceClient(env.AUTH_SLOW).resolveSession(cookie)).not.toBeNull();
+  });
+
+  it("rejects an answer of another shape (a misrouted binding) and a method the worker lacks", async () => {
+    const other = new AuthServiceClient(env.AUTH_OTHER_SHAPE as unknown as AuthServiceBinding);
+    expect(await failure(other.resolveSession("a=b"))).toMatchObject({
+      code: "auth_service_bad_response",
+      status: 502,
+    });
+    expect(await failure(other.listSessions("user_x"))).toMatchObject({ code: "auth_service_bad_response" });
+    // OtherShapeService has no revokeUser: what an auth worker older than this SDK answers.
+    expect(await failure(other.revokeUser("user_x"))).toMatchObject({ code: "auth_service_unsupported", status: 502 });
+  });
+
+  it("refuses to be built without a binding", () => {
+    const build = () => new AuthServiceClient(undefined as unknown as AuthServiceBinding);
+    expect(build).toThrow(AuthServiceError);
+    expect(build).toThrow(/service binding/);
+    expect(() => new AuthServiceClient(env.AUTH, { timeoutMs: 0 })).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,44 @@
+/**
+ * Node-side helpers of the "consumer" project's vitest.config.ts. Miniflare loads
+ * auxiliary workers without a bundler, so the auth-worker fixture
+ * (test/consumer/auth-fixture) is bundled first, exactly as a deploy would
+ * (`wrangler deploy --dry-run`, offline). It never deploys or touches the network.
+ */
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, "../..");
+const WRANGLER = join(ROOT, "node_modules/wrangler/bin/wrangler.js");
+
+/** Bundles the worker of `config` (relative to the repository root) and returns the path of its module. */
+export async function bundleWorker(config: string): Promise<string> {
+  const outdir = mkdtempSync(join(tmpdir(), "gatehouse-consumer-auth-"));
+  process.once("exit", () => rmSync(outdir, { recursive: true, force: true }));
+  await run(
+    process.execPath,
+    [WRANGLER, "deploy", "--dry-run", "--outdir", outdir, "--config", resolve(ROOT, config)],
+    {
+      cwd: ROOT,
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1" },
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
+  const script = join(outdir, "worker.js");
+  if (!existsSync(script)) throw new Error(`wrangler produced no worker.js in ${outdir}`);
+  return script;
+}
+
+/** A loopback port nothing listens on (it was free a moment ago): the "auth worker is down" binding. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  const address = server.address();
+  await new Promise<void>((ok) => server.close(() => ok()));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}

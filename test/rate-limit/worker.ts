@@ -1,0 +1,87 @@
+/**
+ * The worker under test: RateLimiterDO, one fixture object per failure
+ * mode (counting, throwing, stalling), and an Application whose routes sit
+ * behind both limiters, so tests reach them the way a client would.
+ */
+
+import type { RateCheckCall, RateCheckResult } from "gatehouse";
+import { Application, DORateLimiter, KVRateLimiter, KVStore, StatefulObjectClient } from "gatehouse";
+import { RateLimiterDO } from "gatehouse/durable-objects";
+
+export { RateLimiterDO };
+
+/** Counts every check that reaches it, so tests can prove a round trip did not happen. */
+export class CountingRateLimiterDO extends RateLimiterDO {
+  served = 0;
+  override check(call: RateCheckCall): RateCheckResult {
+    this.served++;
+    return super.check(call);
+  }
+}
+
+/** A store that fails every check, like an overloaded or broken object. */
+export class BrokenRateLimiterDO extends RateLimiterDO {
+  override check(_call: RateCheckCall): RateCheckResult {
+    throw new Error("storage exploded at 10.0.0.7");
+  }
+}
+
+/** A store that answers after a second, to trip the limiter's timeout. */
+export class SlowRateLimiterDO extends RateLimiterDO {
+  async slowCheck(call: RateCheckCall): Promise<RateCheckResult> {
+    await scheduler.wait(1000);
+    return super.check(call);
+  }
+  // @ts-expect-error: the RPC caller awaits either way; the base method is synchronous.
+  override async check(call: RateCheckCall): Promise<RateCheckResult> {
+    return this.slowCheck(call);
+  }
+}
+
+/** Fixed test clock, far in the future so no real-time alarm fires during a test. */
+export const CLOCK_BASE = Date.UTC(2100, 0, 1);
+
+export default Application.handler<Cloudflare.Env>({
+  setup(app) {
+    const clock = () => CLOCK_BASE + 30_000;
+    const keyExtractor = (request: Request) => request.headers.get("x-client") ?? "anonymous";
+    const doLimiter = new DORateLimiter(new StatefulObjectClient(app.env.RATE_LIMITER), {
+      limit: 2,
+      window: 60,
+      clock,
+      keyExtractor,
+      prefix: "app-do:",
+    });
+    const kvLimiter = new KVRateLimiter(new KVStore(app.env.RL_KV), {
+      limit: 2,
+      window: 60,
+      clock,
+      keyExtractor,
+      prefix: "app-kv:",
+    });
+    // No clock: the objects' own clocks decide, as in production; separate prefix per test via header.
+    const crowd = (request: Request) =>
+      new DORateLimiter(new StatefulObjectClient(app.env.RATE_LIMITER), {
+        limit: 20,
+        window: 3_600,
+        prefix: `crowd-${request.headers.get("x-prefix")}:`,
+        onStoreError: "deny",
+        timeoutMs: 5_000,
+      });
+    const crowdKV = (request: Request) =>
+      new KVRateLimiter(new KVStore(app.env.RL_KV), {
+        limit: 20,
+        window: 3_600,
+        prefix: `crowd-${request.headers.get("x-prefix")}:`,
+        onStoreError: "deny",
+        timeoutMs: 5_000,
+      });
+    app.hono.get("/crowd/do", (c) => crowd(c.req.raw).handle(c.req.raw, async () => new Response("ok")));
+    app.hono.get("/crowd/kv", (c) => crowdKV(c.req.raw).handle(c.req.raw, async () => new Response("ok")));
+    app.hono.use("/do/*", doLimiter.hono());
+    app.hono.use("/kv/*", kvLimiter.hono());
+    app.hono.get("/do/hello", (c) => c.json({ hello: "do" }));
+    app.hono.get("/kv/hello", (c) => c.json({ hello: "kv" }));
+    app.hono.get("/free", (c) => c.text("no limiter here"));
+  },
+});

@@ -1,0 +1,37 @@
+import { resolve } from "node:path";
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { defineProject } from "vitest/config";
+
+const here = import.meta.dirname;
+
+/**
+ * Provider webhooks in workerd: the auth worker's POST /webhooks/identity with real signatures.
+ * test/node/webhooks-setup.ts starts the local identity provider with webhooks on (Node side);
+ * its address reaches the worker as the IDENTITY_API_* bindings (organization look-ups, logins).
+ */
+export default defineProject({
+  plugins: [
+    cloudflareTest((ctx) => {
+      const idp = ctx.inject("webhookIdp");
+      return {
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          bindings: {
+            IDENTITY_API_KEY: idp.apiKey,
+            IDENTITY_CLIENT_ID: idp.clientId,
+            IDENTITY_API_HOSTNAME: idp.hostname,
+            IDENTITY_API_PORT: String(idp.port),
+            IDENTITY_API_HTTPS: "false",
+            WEBHOOK_IDP: { url: idp.url, receiverUrl: idp.receiverUrl },
+          },
+        },
+      };
+    }),
+  ],
+  test: {
+    name: "webhooks",
+    root: here,
+    include: ["**/*.test.ts"],
+    globalSetup: [resolve(here, "../node/webhooks-setup.ts")],
+  },
+});

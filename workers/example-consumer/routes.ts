@@ -1,0 +1,126 @@
+/**
+ * @module
+ * The example consumer's routes, as a `ServiceProvider`: a public home page,
+ * the signed-in dashboard (`/dashboard`, `/org/<slug>/dashboard`), an
+ * admin-only page (`/org/<slug>/admin`, `RoleMiddleware("admin")`) and JSON
+ * `/api/me`. Every guarded route resolves its user through the auth worker's
+ * `AuthService` binding; this worker never sees the session secret or store.
+ */
+import {
+  type Application,
+  type AppUser,
+  AuthServiceClient,
+  AuthServiceError,
+  currentOrganizationSlug,
+  currentUser,
+  jsonError,
+  loginUrlFor,
+  type Middleware,
+  type OrganizationMembership,
+  ServiceAuthMiddleware,
+  ServiceProvider,
+  Token,
+  toHono,
+} from "gatehouse";
+// Request-only helpers of the auth module: no session store, secret or identity SDK
+// comes with them (bench-bundle checks that this worker bundles none of those).
+import { OrgResolver, RoleMiddleware } from "gatehouse/auth";
+import type { ConsumerEnv } from "./env";
+import { adminPage, dashboardPage, homePage, notMemberPage } from "./pages";
+
+export class ExampleConsumerProvider extends ServiceProvider<ConsumerEnv> {
+  register(app: Application<ConsumerEnv>): void {
+    const env = app.env;
+    app.container.singleton(AuthServiceClient, () => new AuthServiceClient(env.AUTH));
+    app.container.singleton(PageGuard, (c) => guard(c.resolve(AuthServiceClient), env, false));
+    app.container.singleton(ApiGuard, (c) => guard(c.resolve(AuthServiceClient), env, true));
+  }
+
+  override boot(app: Application<ConsumerEnv>): void {
+    const c = app.container;
+    // Built on first use, so a missing binding or login URL answers a JSON error instead of failing every request at startup.
+    const pages: Middleware = { handle: (req, next) => c.resolve(PageGuard).handle(req, next) };
+    const api: Middleware = { handle: (req, next) => c.resolve(ApiGuard).handle(req, next) };
+    const links = (request: Request) => ({
+      login: loginUrlFor(app.env.AUTH_LOGIN_URL, new URL("/dashboard", request.url)),
+      logout: new URL("/auth/logout", app.env.AUTH_LOGIN_URL).href,
+    });
+
+    app.hono.get("/", async (ctx) => {
+      let user: AppUser | null = null;
+      let notice: string | undefined;
+      try {
+        user = await c.resolve(AuthServiceClient).resolveUser(ctx.req.raw);
+      } catch (err) {
+        // The public page stays up when the auth worker is down; it just cannot greet anyone.
+        if (!(err instanceof AuthServiceError)) throw err;
+        notice = "Sign-in is unavailable right now.";
+      }
+      const res = homePage(user, links(ctx.req.raw), notice);
+      res.headers.set("Cache-Control", "private, no-store");
+      return res;
+    });
+
+    app.hono.use("/dashboard", toHono(pages));
+    app.hono.use("/org/*", toHono(pages));
+    app.hono.use("/api/*", toHono(api));
+    app.hono.use("/org/:slug/admin", toHono(new RoleMiddleware("admin")));
+
+    const dashboard = (request: Request) => {
+      const user = currentUser(request)!;
+      const slug = currentOrganizationSlug(request);
+      const organization = currentMembership(user, slug);
+      if (slug && !organization) return notMemberPage(slug);
+      return dashboardPage(user, organization, links(request).logout);
+    };
+    app.hono.get("/dashboard", (ctx) => dashboard(ctx.req.raw));
+    app.hono.get("/org/:slug/dashboard", (ctx) =>
+      orgMatches(ctx.req.raw, ctx.req.param("slug")) ? dashboard(ctx.req.raw) : unknownOrganization(),
+    );
+    app.hono.get("/org/:slug/admin", (ctx) =>
+      orgMatches(ctx.req.raw, ctx.req.param("slug"))
+        ? adminPage(currentUser(ctx.req.raw)!, ctx.req.param("slug"))
+        : unknownOrganization(),
+    );
+
+    app.hono.get("/api/me", (ctx) => {
+      const user = currentUser(ctx.req.raw)!;
+      const membership = currentMembership(user, currentOrganizationSlug(ctx.req.raw));
+      return ctx.json({
+        user,
+        organization: membership
+          ? { id: membership.organizationId, slug: membership.organizationSlug, role: membership.role }
+          : null,
+      });
+    });
+  }
+}
+
+/** Page routes redirect to the login URL; API routes (`api: true`) answer 401 JSON. */
+const PageGuard = new Token<ServiceAuthMiddleware>("ExampleConsumer.PageGuard");
+const ApiGuard = new Token<ServiceAuthMiddleware>("ExampleConsumer.ApiGuard");
+
+function guard(client: AuthServiceClient, env: ConsumerEnv, api: boolean): ServiceAuthMiddleware {
+  return new ServiceAuthMiddleware(client, {
+    loginUrl: env.AUTH_LOGIN_URL,
+    orgResolver: new OrgResolver(["path-prefix"]),
+    api,
+  });
+}
+
+/** The organization of the path (`/org/<slug>/…`) or else of the session, if the user is a member of it. */
+function currentMembership(user: AppUser, slug: string | null): OrganizationMembership | null {
+  const found = slug
+    ? user.memberships.find((m) => m.organizationSlug === slug)
+    : user.memberships.find((m) => m.organizationId === user.organizationId);
+  return found ?? null;
+}
+
+/** The path's slug is one `OrgResolver` accepted (so RoleMiddleware judged this organization, not the session's). */
+function orgMatches(request: Request, slug: string): boolean {
+  return currentOrganizationSlug(request) === slug;
+}
+
+function unknownOrganization(): Response {
+  return jsonError(404, "not_found", "No such organization");
+}
