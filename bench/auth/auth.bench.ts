@@ -32,7 +32,13 @@ it("auth.resolve_ratio", async (ctx) => {
   const guarded = compose([new AuthMiddleware(sessions)], (req) => new Response(currentUser(req)!.id));
 
   // Baseline: one HMAC verify and one KV read, written by hand.
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(env.SESSION_SECRET), { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
+  const key = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(env.SESSION_SECRET),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["verify"],
+  );
   const sig = Uint8Array.from(atob(signature.replaceAll("-", "+").replaceAll("_", "/")), (c) => c.charCodeAt(0));
   const data = new TextEncoder().encode(`session|${token}`);
   const bare = async (_req: Request) => {

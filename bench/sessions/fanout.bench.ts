@@ -35,7 +35,9 @@ async function fanout(sessionCount: number, socketCount: number): Promise<{ noti
   const allTold = new Promise<void>((resolve) => {
     for (let i = 0; i < socketCount; i++) {
       void exports.default
-        .fetch(`${ORIGIN}/parties/user-sessions/${userId}`, { headers: { Upgrade: "websocket", Cookie: cookies[i]!, Origin: ORIGIN } })
+        .fetch(`${ORIGIN}/parties/user-sessions/${userId}`, {
+          headers: { Upgrade: "websocket", Cookie: cookies[i]!, Origin: ORIGIN },
+        })
         .then((res) => {
           const ws = res.webSocket!;
           ws.accept();
@@ -69,15 +71,35 @@ async function fanout(sessionCount: number, socketCount: number): Promise<{ noti
 it("revocation.fanout_ms", async (ctx) => {
   for (const n of [100, 1_000, 5_000]) {
     const { notifiedMs, drainedMs } = await fanout(n, 100);
-    record(ctx, `revocation.fanout_ms_${n}`, { value: drainedMs, unit: "ms", goal: n === 1_000 ? "< 250" : "reported (growth)" });
-    record(ctx, `revocation.notify_ms_${n}`, { value: notifiedMs, unit: "ms", goal: "reported (all 100 sockets told)" });
+    record(ctx, `revocation.fanout_ms_${n}`, {
+      value: drainedMs,
+      unit: "ms",
+      goal: n === 1_000 ? "< 250" : "reported (growth)",
+    });
+    record(ctx, `revocation.notify_ms_${n}`, {
+      value: notifiedMs,
+      unit: "ms",
+      goal: "reported (all 100 sockets told)",
+    });
   }
 });
 
 it("auth.strict_vs_eventual_ratio", async (ctx) => {
-  const strict = new SessionManager(env.SESSIONS, env.SESSION_SECRET, { userSessions: env.USER_SESSIONS, revocation: "strict" });
-  const eventual = new SessionManager(env.SESSIONS, env.SESSION_SECRET, { userSessions: env.USER_SESSIONS, revocation: "eventual" });
-  const { response } = await strict.createSession({ id: "user_bench_ratio", email: "r@acme.test", firstName: "R", lastName: "R", memberships: [] });
+  const strict = new SessionManager(env.SESSIONS, env.SESSION_SECRET, {
+    userSessions: env.USER_SESSIONS,
+    revocation: "strict",
+  });
+  const eventual = new SessionManager(env.SESSIONS, env.SESSION_SECRET, {
+    userSessions: env.USER_SESSIONS,
+    revocation: "eventual",
+  });
+  const { response } = await strict.createSession({
+    id: "user_bench_ratio",
+    email: "r@acme.test",
+    firstName: "R",
+    lastName: "R",
+    memberships: [],
+  });
   const cookie = response.headers.get("Set-Cookie")!.split(";")[0]!;
   const req = () => new Request(ORIGIN, { headers: { Cookie: cookie } });
   const result = await ratio(
@@ -89,5 +111,9 @@ it("auth.strict_vs_eventual_ratio", async (ctx) => {
     },
     { batches: 40, batch: 100, warmup: 500 },
   );
-  record(ctx, "auth.strict_vs_eventual_ratio", { value: result.ratio, unit: "x", goal: "reported (cost of strict mode)" });
+  record(ctx, "auth.strict_vs_eventual_ratio", {
+    value: result.ratio,
+    unit: "x",
+    goal: "reported (cost of strict mode)",
+  });
 });

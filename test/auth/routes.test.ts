@@ -264,7 +264,9 @@ describe("safeReturnTo (open-redirect list)", () => {
 
   it("accepts absolute URLs only on listed origins", () => {
     const allowed = ["https://app.example.com"];
-    expect(safeReturnTo("https://app.example.com/dashboard?x=1", "/", allowed)).toBe("https://app.example.com/dashboard?x=1");
+    expect(safeReturnTo("https://app.example.com/dashboard?x=1", "/", allowed)).toBe(
+      "https://app.example.com/dashboard?x=1",
+    );
     for (const bad of [
       "https://evil.example.com/",
       "https://app.example.com.evil.com/",
