@@ -6,8 +6,10 @@
  * surfaces as an `AuthServiceError`; it never returns a guessed answer, and
  * it never imports the auth worker's runtime code (types only).
  */
+
+import type { RateLimitDecision } from "../rate-limit";
 import { AuthServiceError, toAuthServiceError } from "./errors";
-import { isAppUser, isRevocation, isSession, isSessionList } from "./shape";
+import { isAppUser, isRateDecision, isRevocation, isSession, isSessionList } from "./shape";
 import type {
   AppUser,
   AuthService,
@@ -29,7 +31,13 @@ export type CookieSource = Request | string | null | undefined;
 export const DEFAULT_AUTH_SERVICE_TIMEOUT_MS = 5_000;
 
 /** The entrypoint methods this client calls; a method added to `AuthService` is one more entry. */
-type RemoteMethod = "resolveUser" | "resolveSession" | "listSessions" | "revokeSession" | "revokeUser";
+type RemoteMethod =
+  | "resolveUser"
+  | "resolveSession"
+  | "listSessions"
+  | "revokeSession"
+  | "revokeUser"
+  | "checkRateLimit";
 type Remote = Pick<AuthService, RemoteMethod>;
 
 /**
@@ -106,6 +114,23 @@ export class AuthServiceClient implements ServiceSessionResolver {
   }
 
   /** One RPC call with a deadline; whatever it throws becomes an `AuthServiceError`. Answers are checked by callers. */
+  /**
+   * One fixed-window check on the auth worker's shared `RateLimiterDO`
+   * (`limit` requests per `windowSeconds` for `key`), for workers without a
+   * limiter binding of their own. Wrap it in a `RateLimiter` subclass for headers and 429s.
+   */
+  async checkRateLimit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+    if (typeof key !== "string" || key.length === 0 || key.length > 512) {
+      throw new AuthServiceError("invalid_argument", {
+        method: "checkRateLimit",
+        message: "key must be a string of 1-512 characters",
+      });
+    }
+    const result = await this.#call("checkRateLimit", [key, limit, windowSeconds]);
+    if (!isRateDecision(result)) throw new AuthServiceError("auth_service_bad_response", { method: "checkRateLimit" });
+    return result;
+  }
+
   async #call<M extends RemoteMethod>(method: M, args: Parameters<Remote[M]>): Promise<unknown> {
     const remote = this.#binding as unknown as Record<M, ((...a: Parameters<Remote[M]>) => unknown) | undefined>;
     if (typeof remote[method] !== "function") {

@@ -20,6 +20,8 @@ function isMembership(value: unknown): boolean {
   );
 }
 
+import type { RateLimitDecision } from "../rate-limit";
+
 export function isAppUser(value: unknown): value is AppUser {
   return (
     isRecord(value) &&
@@ -48,4 +50,10 @@ export function isSessionList(value: unknown): value is SessionInfo[] {
 
 export function isRevocation(value: unknown): value is RevocationResult {
   return isRecord(value) && typeof value.revoked === "number";
+}
+
+export function isRateDecision(value: unknown): value is RateLimitDecision {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.allowed === "boolean" && typeof v.remaining === "number" && typeof v.resetAt === "number";
 }

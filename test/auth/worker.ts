@@ -1,2 +1,2 @@
 /** The worker under test: the deployed auth worker itself. */
-export { AuthService, default, UserSessions } from "../../workers/auth/worker";
+export { AuthService, default, RateLimiterDO, UserSessions } from "../../workers/auth/worker";

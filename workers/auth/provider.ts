@@ -11,13 +11,14 @@ import type { UserSessions } from "../../durable-objects/user-sessions";
 import { AuthError } from "./errors";
 import { DefaultIdentityClient, type IdentityEnv } from "./identity/default-identity-client";
 import { type IdentityClient, IdentityClientToken } from "./identity/identity-client";
+import { type LimitsEnv, routeLimiter } from "./limits";
 import { createLoginHandler, handleCallback, handleLogout } from "./routes/handlers";
 import { parseOrigins } from "./routes/return-to";
 import type { SessionManagerOptions } from "./session/config";
 import { KVSessionStore } from "./session/kv-session-store";
 import { SessionManager } from "./session/session-manager";
 
-export interface AuthEnv extends IdentityEnv {
+export interface AuthEnv extends IdentityEnv, LimitsEnv {
   SESSIONS?: KVNamespace;
   /** Signs session cookies. At least 32 random characters. */
   SESSION_SECRET?: string;
@@ -115,6 +116,14 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
   override boot(app: Application<E>): void {
     if (this.#options.routes === false) return;
     const c = app.container;
+    // Rate limits first: Hono runs middleware in registration order.
+    for (const [path, family] of [
+      ["/auth/login", "login"],
+      ["/auth/callback", "callback"],
+    ] as const) {
+      const limiter = routeLimiter(app.env, family);
+      if (limiter) app.hono.use(path, limiter);
+    }
     app.hono.get("/auth/login", (ctx) =>
       createLoginHandler(c.resolve(IdentityClientToken), c.resolve(AuthConfigToken).redirectUrl, {
         clock: c.resolve(SessionManager).config.clock,

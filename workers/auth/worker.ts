@@ -6,6 +6,7 @@
  */
 import { type AuthWorkerEnv, authApplication } from "./app";
 
+export { RateLimiterDO } from "../../durable-objects/rate-limiter";
 export { UserSessions } from "../../durable-objects/user-sessions";
 export type { AuthWorkerEnv } from "./app";
 export { AuthService, type RpcSession } from "./rpc/auth-service";

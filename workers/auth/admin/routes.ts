@@ -8,6 +8,7 @@
 import type { Application } from "gatehouse";
 import { sha256Hex, timingSafeEqual } from "../crypto";
 import { isSessionId, isUserId } from "../ids";
+import { type LimitsEnv, routeLimiter } from "../limits";
 import { SessionManager } from "../session/session-manager";
 
 function json(status: number, body: unknown): Response {
@@ -28,11 +29,13 @@ async function authorize(request: Request, token: string): Promise<Response | nu
   return ok ? null : json(403, { error: "forbidden", message: "The admin token is not valid" });
 }
 
-export function registerAdminRoutes<E extends { ADMIN_API_TOKEN?: string }>(app: Application<E>): void {
+export function registerAdminRoutes<E extends { ADMIN_API_TOKEN?: string } & LimitsEnv>(app: Application<E>): void {
   const token = app.env.ADMIN_API_TOKEN;
   if (!token) return;
   const sessions = () => app.container.resolve(SessionManager);
 
+  const limiter = routeLimiter(app.env, "admin");
+  if (limiter) app.hono.use("/admin/*", limiter);
   app.hono.use("/admin/*", async (c, next) => {
     const denied = await authorize(c.req.raw, token);
     if (denied) return denied;

@@ -11,7 +11,8 @@ const MAX_LENGTH = 2048;
 
 export function safeReturnTo(value: unknown, fallback = "/", allowedOrigins: readonly string[] = []): string {
   if (typeof value !== "string" || value.length === 0 || value.length > MAX_LENGTH) return fallback;
-  if (allowedOrigins.length > 0 && /^https?:\/\//i.test(value)) return allowedAbsolute(value, allowedOrigins) ?? fallback;
+  if (allowedOrigins.length > 0 && /^https?:\/\//i.test(value))
+    return allowedAbsolute(value, allowedOrigins) ?? fallback;
   // Control characters, whitespace and backslashes have no business in a path and are
   // how parsers get confused into reading a host (`/\evil.com`, `/\t/evil.com`).
   // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
@@ -64,7 +65,8 @@ export function parseOrigins(list: string | undefined): string[] {
       } catch {
         throw new TypeError(`AUTH_RETURN_ORIGINS: "${entry}" is not an origin`);
       }
-      if (origin !== entry.replace(/\/$/, "")) throw new TypeError(`AUTH_RETURN_ORIGINS: "${entry}" is not a bare origin`);
+      if (origin !== entry.replace(/\/$/, ""))
+        throw new TypeError(`AUTH_RETURN_ORIGINS: "${entry}" is not a bare origin`);
       return origin;
     });
 }

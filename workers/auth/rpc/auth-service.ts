@@ -6,6 +6,7 @@
  * here: a bad one throws a `TypeError` with a clear message, never reaching storage.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
+import { DORateLimiter, type RateLimitDecision, StatefulObjectClient } from "gatehouse";
 import type { RevocationResult, SessionInfo } from "../../../durable-objects/user-sessions";
 import { type AuthWorkerEnv, authApplication } from "../app";
 import { isSessionId, isUserId } from "../ids";
@@ -52,6 +53,30 @@ export class AuthService extends WorkerEntrypoint<AuthWorkerEnv> {
   async revokeSession(sessionId: string): Promise<RevocationResult | null> {
     if (!isSessionId(sessionId)) throw new TypeError("sessionId must be 64 lowercase hex digits");
     return this.#sessions.revokeSession(sessionId);
+  }
+
+  /**
+   * One fixed-window check on the auth worker's `RateLimiterDO`, so consuming
+   * workers share limits without a Durable Object binding of their own.
+   * Keys are namespaced (`rl:svc:`) apart from the auth routes' own limits.
+   */
+  async checkRateLimit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+    if (typeof key !== "string" || key.length === 0 || key.length > 512)
+      throw new TypeError("key must be a string of 1-512 characters");
+    const namespace = this.env.RATE_LIMITER;
+    if (!namespace) throw new TypeError("this auth worker has no RATE_LIMITER binding");
+    // The limiter validates limit and window (RateLimitError("invalid_config") names the bad value).
+    let limiter: DORateLimiter;
+    try {
+      limiter = new DORateLimiter(new StatefulObjectClient(namespace), {
+        limit,
+        window: windowSeconds,
+        prefix: "rl:svc:",
+      });
+    } catch (err) {
+      throw new TypeError(err instanceof Error ? err.message : "invalid rate limit");
+    }
+    return limiter.check(key);
   }
 
   /** Revokes every session of the user and closes every open tab. */

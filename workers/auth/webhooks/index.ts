@@ -7,6 +7,6 @@
 export { applyEvent } from "./dispatch";
 export { WebhookError, type WebhookErrorCode } from "./errors";
 export { HANDLED_EVENTS, type ParsedEvent, type ParseResult, parseProviderEvent } from "./events";
-export { OrganizationSlugs, type OrganizationSlugOptions } from "./organizations";
+export { type OrganizationSlugOptions, OrganizationSlugs } from "./organizations";
 export { IDENTITY_WEBHOOK_PATH, type IdentityWebhookOptions, registerIdentityWebhook } from "./route";
 export { DEFAULT_TOLERANCE_MS, SIGNATURE_HEADER, type Verified, type VerifyFailure, verifyWebhook } from "./verify";

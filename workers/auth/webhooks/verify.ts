@@ -36,7 +36,12 @@ export async function verifyWebhook(webhooks: WorkOS["webhooks"], input: VerifyI
   if (timestamp === undefined || !TIMESTAMP.test(timestamp)) return { ok: false, reason: "invalid_signature" };
   // The SDK only refuses old timestamps; a far-future one would make a captured delivery replayable for long.
   if (Math.abs(input.now - Number(timestamp)) > input.toleranceMs) return { ok: false, reason: "stale_timestamp" };
-  const options = { payload: input.payload, sigHeader: input.sigHeader, secret: input.secret, tolerance: input.toleranceMs };
+  const options = {
+    payload: input.payload,
+    sigHeader: input.sigHeader,
+    secret: input.secret,
+    tolerance: input.toleranceMs,
+  };
   try {
     await webhooks.verifyHeader(options);
   } catch {

@@ -1,0 +1,70 @@
+/**
+ * @module
+ * Default rate limits of the auth worker's own routes (login, callback,
+ * admin): one `DORateLimiter` per route family, keyed by client address,
+ * exact and shared by every location. A browser that hits a limit gets a
+ * readable 429 page (API clients keep the JSON body); `Retry-After` and the
+ * draft-10 headers are kept either way. Without a RATE_LIMITER binding the
+ * routes are not limited, and the worker says so once in its logs.
+ */
+import { DORateLimiter, type Middleware, type Next, StatefulObjectClient, toHono } from "gatehouse";
+import type { MiddlewareHandler } from "hono";
+import type { RateLimiterDO } from "../../../durable-objects/rate-limiter";
+import { errorPage, wantsJson } from "../routes/pages";
+
+/** Requests per window (seconds) per client address. Documented in README "Rate limits". */
+export const AUTH_RATE_LIMITS = {
+  login: { limit: 20, window: 60 },
+  callback: { limit: 20, window: 60 },
+  admin: { limit: 60, window: 60 },
+  webhooks: { limit: 600, window: 60 },
+} as const;
+
+export type AuthRouteFamily = keyof typeof AUTH_RATE_LIMITS;
+
+export interface LimitsEnv {
+  RATE_LIMITER?: DurableObjectNamespace<RateLimiterDO>;
+}
+
+let warned = false;
+
+/** The Hono middleware limiting one route family, or null when no RATE_LIMITER is bound. */
+export function routeLimiter(env: LimitsEnv, family: AuthRouteFamily): MiddlewareHandler | null {
+  if (!env.RATE_LIMITER) {
+    if (!warned) {
+      warned = true;
+      console.warn("gatehouse: RATE_LIMITER is not bound; the auth routes are not rate-limited");
+    }
+    return null;
+  }
+  const limiter = new DORateLimiter(new StatefulObjectClient(env.RATE_LIMITER), {
+    ...AUTH_RATE_LIMITS[family],
+    prefix: `rl:auth:${family}:`,
+    policyName: `auth-${family}`,
+  });
+  return toHono(new HtmlRateLimitPage(limiter));
+}
+
+/** Turns a limiter's 429 JSON into a page for browsers, keeping its status and headers. */
+export class HtmlRateLimitPage implements Middleware {
+  constructor(readonly limiter: Middleware) {}
+
+  async handle(request: Request, next: Next): Promise<Response> {
+    const res = await this.limiter.handle(request, next);
+    if (res.status !== 429 || wantsJson(request)) return res;
+    const retryAfter = res.headers.get("Retry-After") ?? "60";
+    const page = errorPage(
+      request,
+      429,
+      "rate_limited",
+      `Too many attempts. Please wait ${retryAfter} seconds and try again.`,
+      {
+        title: "Too many requests",
+      },
+    );
+    for (const [name, value] of res.headers) {
+      if (name !== "content-type" && name !== "content-length") page.headers.set(name, value);
+    }
+    return page;
+  }
+}
