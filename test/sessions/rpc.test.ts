@@ -35,3 +35,18 @@ describe("AuthService (RPC entrypoint)", () => {
     await expect(service.listSessions("bad id")).rejects.toThrow(/not a valid user id/);
   });
 });
+
+describe("GET /api/me", () => {
+  it("answers the signed-in user as JSON, and 401 JSON without a session", async () => {
+    const user = freshUser();
+    const s = await newSession(manager(), user);
+    const res = await exports.default.fetch("https://auth.example.com/api/me", { headers: { Cookie: s.cookie } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ sessionId: s.sessionId, user: { id: user } });
+    expect(res.headers.get("Cache-Control")).toBe("private, no-store");
+    const anonymous = await exports.default.fetch("https://auth.example.com/api/me", {
+      headers: { Accept: "application/json" },
+    });
+    expect(anonymous.status).toBe(401);
+  });
+});

@@ -12,6 +12,7 @@ import { routeLiveChannel } from "../live/route";
 import { type AuthEnv, AuthServiceProvider } from "../provider";
 import { SessionManager } from "../session/session-manager";
 import { registerIdentityWebhook } from "../webhooks";
+import { registerApiRoutes } from "./api";
 import { registerHomePage } from "./home";
 
 export interface AuthWorkerEnv extends AuthEnv {
@@ -30,6 +31,7 @@ export function authApplication(env: AuthWorkerEnv): Application<AuthWorkerEnv> 
       routeLiveChannel(c.req.raw, env.USER_SESSIONS, app!.container.resolve(SessionManager)),
     );
     registerAdminRoutes(app);
+    registerApiRoutes(app);
     registerAccountRoutes(app);
     registerIdentityWebhook(app);
     registerHomePage(app);
