@@ -57,9 +57,12 @@ export { type AppBindings, Application, type ApplicationOptions, EnvToken } from
 export {
   CurrentOrganizationSlug,
   CurrentSession,
+  continueAuthenticated,
   currentOrganizationSlug,
   currentUser,
   type RequestSession,
+  unauthenticatedResponse,
+  wantsJson,
 } from "./core/auth-context";
 export {
   type Constructor,

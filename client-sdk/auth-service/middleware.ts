@@ -7,9 +7,9 @@
  * `return_to`; API calls (non-GET, JSON-only Accept, or `api: true`) get 401 JSON. It never grants a request when the
  * auth worker cannot answer: that is a clear 5xx JSON answer.
  */
-import { CurrentOrganizationSlug, CurrentSession } from "../core/auth-context";
+import { continueAuthenticated, unauthenticatedResponse } from "../core/auth-context";
 import { jsonError } from "../core/errors";
-import { type Middleware, type Next, setRequestValue } from "../core/middleware";
+import type { Middleware, Next } from "../core/middleware";
 import { AuthServiceError } from "./errors";
 import type { ServiceSessionResolver } from "./types";
 
@@ -64,29 +64,8 @@ export class ServiceAuthMiddleware implements Middleware {
       if (err.status >= 500) console.error("gatehouse: auth service call failed", err.code, err.method ?? "");
       return jsonError(err.status, err.code, err.message);
     }
-    if (!session) return this.#unauthenticated(request);
-    setRequestValue(request, CurrentSession, session);
-    if (this.#orgResolver)
-      setRequestValue(request, CurrentOrganizationSlug, this.#orgResolver.resolve(request)?.slug ?? null);
-    const res = await next();
-    if (!res.headers.has("Cache-Control")) {
-      try {
-        res.headers.set("Cache-Control", "private, no-store");
-      } catch {
-        // Immutable headers (a fetched response passed through): leave them as they are.
-      }
-    }
-    return res;
-  }
-
-  #unauthenticated(request: Request): Response {
-    const url = new URL(request.url);
-    const isNavigation = !this.#api && (request.method === "GET" || request.method === "HEAD") && !wantsJson(request);
-    if (!isNavigation) return jsonError(401, "unauthenticated", "Sign in first");
-    return new Response(null, {
-      status: 302,
-      headers: { Location: loginUrlFor(this.#loginUrl, url), "Cache-Control": "no-store" },
-    });
+    if (!session) return unauthenticatedResponse(request, loginUrlFor(this.#loginUrl, request.url), { api: this.#api });
+    return continueAuthenticated(request, next, session, this.#orgResolver);
   }
 }
 
@@ -101,10 +80,4 @@ export function loginUrlFor(loginUrl: string | URL, wanted: string | URL): strin
   const path = `${target.pathname}${target.search}`;
   login.searchParams.set("return_to", login.origin === target.origin ? path : `${target.origin}${path}`);
   return login.href;
-}
-
-/** The client asked for JSON and not for HTML (an API call rather than a page). */
-function wantsJson(request: Request): boolean {
-  const accept = request.headers.get("Accept") ?? "";
-  return accept.includes("application/json") && !accept.includes("text/html");
 }

@@ -6,7 +6,7 @@
  */
 import { env, exports } from "cloudflare:workers";
 import { type IdentityUser, SessionManager } from "gatehouse/auth";
-import { decodeMessage, type LiveMessage } from "gatehouse/durable-objects";
+import { openTab as openSessionTab, type Tab } from "../sessions/helpers";
 
 export const ORIGIN = "https://auth.example.com";
 export const CSRF_COOKIE = "__Host-gh_csrf";
@@ -144,57 +144,9 @@ export const kvHas = async (sessionId: string) => (await env.SESSIONS.get(`sess:
 
 export const stubOf = (userId: string) => env.USER_SESSIONS.get(env.USER_SESSIONS.idFromName(userId));
 
-export interface Tab {
-  ws: WebSocket;
-  messages: LiveMessage[];
-  closed: Promise<{ code: number; reason: string }>;
-  next(type: LiveMessage["type"]): Promise<LiveMessage>;
-}
+export { staysOpen, type Tab, withTimeout } from "../sessions/helpers";
 
 /** Opens a live tab through the auth worker's route, as the page's partysocket does. */
-export async function openTab(session: Signed): Promise<Tab> {
-  const res = await call(`/parties/user-sessions/${session.userId}`, {
-    headers: { Upgrade: "websocket", Cookie: session.cookie, Origin: ORIGIN },
-  });
-  if (!res.webSocket) throw new Error(`upgrade refused: ${res.status} ${await res.text()}`);
-  const ws = res.webSocket;
-  const messages: LiveMessage[] = [];
-  const waiters: { type: string; resolve: (m: LiveMessage) => void }[] = [];
-  ws.accept();
-  ws.addEventListener("message", (e) => {
-    const message = decodeMessage(String(e.data));
-    messages.push(message);
-    for (const w of waiters.filter((w) => w.type === message.type)) {
-      waiters.splice(waiters.indexOf(w), 1);
-      w.resolve(message);
-    }
-  });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-    ws.addEventListener("close", (e) => resolve({ code: e.code, reason: e.reason })),
-  );
-  return {
-    ws,
-    messages,
-    closed,
-    next: (type) => {
-      const seen = messages.find((m) => m.type === type);
-      if (seen) return Promise.resolve(seen);
-      return new Promise((resolve) => waiters.push({ type, resolve }));
-    },
-  };
-}
-
-/** Resolves "open" if nothing closes the tab within `ms`. */
-export function staysOpen(tab: Tab, ms = 150): Promise<"open" | "closed"> {
-  return Promise.race([
-    tab.closed.then(() => "closed" as const),
-    new Promise<"open">((r) => setTimeout(() => r("open"), ms)),
-  ]);
-}
-
-export function withTimeout<T>(promise: Promise<T>, ms = 2_000, what = "operation"): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} timed out`)), ms)),
-  ]);
+export function openTab(session: Signed): Promise<Tab> {
+  return openSessionTab(session.userId, session.cookie);
 }

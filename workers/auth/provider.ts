@@ -127,6 +127,7 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
     app.hono.get("/auth/login", (ctx) =>
       createLoginHandler(c.resolve(IdentityClientToken), c.resolve(AuthConfigToken).redirectUrl, {
         clock: c.resolve(SessionManager).config.clock,
+        returnOrigins: c.resolve(AuthConfigToken).returnOrigins,
       })(ctx.req.raw),
     );
     app.hono.get("/auth/callback", (ctx) =>
@@ -135,6 +136,7 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
         c.resolve(SessionManager),
         c.resolve(IdentityClientToken),
         c.resolve(AuthConfigToken).redirectUrl,
+        { returnOrigins: c.resolve(AuthConfigToken).returnOrigins },
       ),
     );
     app.hono.get("/auth/logout", (ctx) =>

@@ -7,7 +7,7 @@
  * `currentUser` work behind either. It must never import auth-worker runtime code.
  */
 import type { AppUser } from "../../../workers/auth/types";
-import { getRequestValue, RequestKey } from "../middleware";
+import { getRequestValue, type Next, RequestKey, setRequestValue } from "../middleware";
 
 /** What an auth middleware stores for a request: at least the public session id and the user. */
 export interface RequestSession {
@@ -28,4 +28,54 @@ export function currentUser(request: Request): AppUser | null {
 /** The organization slug `OrgResolver` found for this request (via the auth middleware's `orgResolver`), or null. */
 export function currentOrganizationSlug(request: Request): string | null {
   return getRequestValue(request, CurrentOrganizationSlug) ?? null;
+}
+
+/** True when the client asked for JSON and not HTML (`fetch` from scripts, API clients). */
+export function wantsJson(request: Request): boolean {
+  const accept = request.headers.get("Accept") ?? "";
+  return accept.includes("application/json") && !accept.includes("text/html");
+}
+
+/**
+ * What an auth middleware answers without a session: a page visit (GET/HEAD
+ * that does not ask for JSON) is redirected to `loginLocation`; anything else
+ * gets 401 JSON, since a redirect is useless to `fetch`.
+ */
+export function unauthenticatedResponse(
+  request: Request,
+  loginLocation: string,
+  options: { api?: boolean } = {},
+): Response {
+  const isNavigation = !options.api && (request.method === "GET" || request.method === "HEAD") && !wantsJson(request);
+  if (!isNavigation) {
+    return Response.json(
+      { error: "unauthenticated", message: "Sign in first" },
+      { status: 401, headers: { "Cache-Control": "no-store" } },
+    );
+  }
+  return new Response(null, { status: 302, headers: { Location: loginLocation, "Cache-Control": "no-store" } });
+}
+
+/**
+ * Runs the rest of the chain for a resolved session: sets the shared request
+ * values, then marks the answer `private, no-store` (unless it set its own
+ * Cache-Control), so Back after logout cannot show an authenticated page.
+ */
+export async function continueAuthenticated(
+  request: Request,
+  next: Next,
+  session: RequestSession,
+  orgResolver?: { resolve(request: Request): { slug: string } | null },
+): Promise<Response> {
+  setRequestValue(request, CurrentSession, session);
+  if (orgResolver) setRequestValue(request, CurrentOrganizationSlug, orgResolver.resolve(request)?.slug ?? null);
+  const res = await next();
+  if (!res.headers.has("Cache-Control")) {
+    try {
+      res.headers.set("Cache-Control", "private, no-store");
+    } catch {
+      // Immutable headers (a fetched response passed through): leave them as they are.
+    }
+  }
+  return res;
 }

@@ -5,16 +5,14 @@
  * a readable HTML page, or JSON when the client asked for JSON. Everything
  * interpolated is HTML-escaped; nothing internal is ever shown.
  */
+import { wantsJson } from "gatehouse";
 import { AuthError } from "../errors";
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-export function wantsJson(request: Request): boolean {
-  const accept = request.headers.get("Accept") ?? "";
-  return accept.includes("application/json") && !accept.includes("text/html");
-}
+export { wantsJson };
 
 export function page(title: string, body: string, status = 200, headers?: HeadersInit): Response {
   const html = `<!doctype html>
