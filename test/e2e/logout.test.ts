@@ -1,0 +1,47 @@
+/**
+ * Flow 2: signing out on the consumer ends the session on the server; the Back button then does
+ * not bring the signed-in page back: the browser asks again and the person is asked to sign in.
+ */
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import {
+  apiMeStatus,
+  launchBrowser,
+  newPerson,
+  pickDemoUser,
+  SIGN_IN_PAGE,
+  screenshot,
+  stack,
+  textOf,
+} from "./support/browser";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(() => browser?.close());
+
+it("logout ends the session, and Back asks to sign in again instead of showing the page", async () => {
+  const context = await newPerson(browser);
+  const page = await context.newPage();
+  await page.goto(`${stack.consumerUrl}/dashboard`);
+  await pickDemoUser(page, "Ada Lovelace", "Acme");
+  await page.waitForURL(`${stack.consumerUrl}/dashboard`);
+  expect(await textOf(page)).toContain("Hello, Ada Lovelace.");
+  const cookie = (await context.cookies(stack.consumerUrl)).find((c) => c.name === "gh_session");
+  expect(cookie).toBeDefined();
+
+  await page.getByRole("link", { name: "Sign out" }).click();
+  await page.waitForURL(`${stack.authUrl}/`);
+  await page.getByText("You are not signed in.").waitFor();
+  expect((await context.cookies(stack.consumerUrl)).map((c) => c.name)).not.toContain("gh_session");
+  // Ended on the server, not only forgotten by the browser: the old cookie no longer works.
+  expect(await apiMeStatus(context, stack.consumerUrl, `gh_session=${cookie!.value}`)).toBe(401);
+
+  await page.goBack();
+  await page.waitForURL(SIGN_IN_PAGE);
+  await page.getByRole("heading", { name: "Sign in" }).waitFor();
+  expect(await textOf(page)).not.toContain("Hello, Ada Lovelace");
+  await screenshot(page, "2-logout-back");
+  await context.close();
+});

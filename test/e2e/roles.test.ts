@@ -1,0 +1,54 @@
+/**
+ * Flow 5: the consumer's /org/<slug>/admin is gated by RoleMiddleware("admin"), with the current
+ * organization taken from the path. A member of acme sees the 403 page, an admin of acme the
+ * page; an admin of globex signed in under globex is still only a member of acme.
+ */
+import type { Browser, Response } from "playwright-core";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { launchBrowser, newPerson, pickDemoUser, SIGN_IN_PAGE, screenshot, stack, textOf } from "./support/browser";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(() => browser?.close());
+
+/** Opens `path` on the consumer signed out, signs in as `user` into `organization`, returns the page's final answer. */
+async function openAs(user: string, organization: string, path: string) {
+  const context = await newPerson(browser);
+  const page = await context.newPage();
+  const target = `${stack.consumerUrl}${path}`;
+  await page.goto(target);
+  await page.waitForURL(SIGN_IN_PAGE);
+  const landed = page.waitForResponse((r: Response) => r.url() === target && r.request().isNavigationRequest());
+  await pickDemoUser(page, user, organization);
+  const response = await landed;
+  await page.waitForURL(target);
+  return { context, page, status: response.status() };
+}
+
+it("shows 403 to a member of acme and the admin page to an admin of acme", async () => {
+  const alan = await openAs("Alan Turing", "Acme", "/org/acme/admin");
+  expect(alan.status).toBe(403);
+  await alan.page.getByRole("heading", { name: "Forbidden" }).waitFor();
+  expect(await textOf(alan.page)).toContain("Your role in this organization does not allow this.");
+  await screenshot(alan.page, "5-member-forbidden");
+
+  const ada = await openAs("Ada Lovelace", "Acme", "/org/acme/admin");
+  expect(ada.status).toBe(200);
+  await ada.page.getByRole("heading", { name: "Admin of acme" }).waitFor();
+  expect(await textOf(ada.page)).toContain("Ada Lovelace may manage this organization.");
+  await screenshot(ada.page, "5-admin");
+  await Promise.all([alan.context.close(), ada.context.close()]);
+});
+
+it("takes the organization from the path, not from the session", async () => {
+  // Grace signs in under Globex, where she is admin; in acme she is a member.
+  const grace = await openAs("Grace Hopper", "Globex", "/org/acme/admin");
+  expect(grace.status).toBe(403);
+  expect(await textOf(grace.page)).toContain("Your role in this organization does not allow this.");
+  const globex = await grace.page.goto(`${stack.consumerUrl}/org/globex/admin`);
+  expect(globex?.status()).toBe(200);
+  await grace.page.getByRole("heading", { name: "Admin of globex" }).waitFor();
+  await grace.context.close();
+});

@@ -1,0 +1,89 @@
+/**
+ * What every browser flow shares: Debian's Chromium driven by playwright-core (headless, no
+ * sandbox, no background traffic), one browser context per person, signing in by clicking a demo
+ * user on the local identity provider's page, and a screenshot of each flow's final state.
+ * Waits are on URLs and selectors only; nothing here sleeps.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { inject } from "vitest";
+
+export const stack = inject("e2e");
+
+/** The provider's hosted sign-in page (`GET /user_management/authorize?…`). */
+export const SIGN_IN_PAGE = `${stack.idpUrl}/user_management/authorize?**`;
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: stack.chromium,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-gpu",
+      "--no-first-run",
+    ],
+  });
+}
+
+/**
+ * A new browser context: its own cookies, i.e. its own sessions, and its own client address.
+ * The auth worker's rate limits key on `CF-Connecting-IP`, which Cloudflare's edge sets; wrangler
+ * dev sets it to the loopback address unless the request carries one, so every person here would
+ * share one login budget. Each gets an address of its own, as on the real network.
+ */
+export function newPerson(browser: Browser): Promise<BrowserContext> {
+  const address = `2001:db8::${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}`; // documentation range
+  return browser.newContext({
+    extraHTTPHeaders: { "CF-Connecting-IP": address },
+    viewport: { width: 900, height: 700 },
+  });
+}
+
+/** On the provider's sign-in page: clicks the button of `user` (e.g. "Ada Lovelace") for `organization` ("Acme"). */
+export async function pickDemoUser(page: Page, user: string, organization: string): Promise<void> {
+  await page.waitForURL(SIGN_IN_PAGE);
+  const card = page.locator("li", { hasText: user });
+  await card.getByRole("button", { name: organization }).click();
+}
+
+/** Signs a new tab in on the auth worker and leaves it on `path` (default: the sessions page). */
+export async function signedInTab(
+  context: BrowserContext,
+  user: string,
+  organization: string,
+  path = "/account/sessions",
+): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(`${stack.authUrl}/auth/login?return_to=${encodeURIComponent(path)}`);
+  await pickDemoUser(page, user, organization);
+  await page.waitForURL(`${stack.authUrl}${path}`);
+  return page;
+}
+
+/** The page's text as rendered: what the person sees (hidden elements left out). */
+export function textOf(page: Page): Promise<string> {
+  // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is the point; hidden notices must not count
+  return page.locator("body").innerText();
+}
+
+/** Saves `test-results/e2e/<name>.png` and returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(stack.screenshotDir, { recursive: true });
+  const path = join(stack.screenshotDir, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+/** Status of `GET <origin>/api/me` as a JSON client with the context's cookies (200 signed in, 401 not). */
+export async function apiMeStatus(context: BrowserContext, origin: string, cookie?: string): Promise<number> {
+  const res = await context.request.get(`${origin}/api/me`, {
+    headers: { Accept: "application/json", ...(cookie ? { Cookie: cookie } : {}) },
+    maxRedirects: 0,
+  });
+  return res.status();
+}
