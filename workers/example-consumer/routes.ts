@@ -2,9 +2,10 @@
  * @module
  * The example consumer's routes, as a `ServiceProvider`: a public home page,
  * the signed-in dashboard (`/dashboard`, `/org/<slug>/dashboard`), an
- * admin-only page (`/org/<slug>/admin`, `RoleMiddleware("admin")`) and JSON
- * `/api/me`. Every guarded route resolves its user through the auth worker's
- * `AuthService` binding; this worker never sees the session secret or store.
+ * admin-only page (`/org/<slug>/admin`, `RoleMiddleware("admin")`), JSON
+ * `/api/me` and the metered `/api/quota` (quota.ts). Every guarded route
+ * resolves its user through the auth worker's `AuthService` binding; this
+ * worker never sees the session secret or store.
  */
 import {
   type Application,
@@ -27,6 +28,7 @@ import {
 import { OrgResolver, RoleMiddleware } from "gatehouse/auth";
 import type { ConsumerEnv } from "./env";
 import { adminPage, dashboardPage, homePage, notMemberPage } from "./pages";
+import { registerQuotaRoute } from "./quota";
 
 export class ExampleConsumerProvider extends ServiceProvider<ConsumerEnv> {
   register(app: Application<ConsumerEnv>): void {
@@ -64,6 +66,7 @@ export class ExampleConsumerProvider extends ServiceProvider<ConsumerEnv> {
     app.hono.use("/dashboard", toHono(pages));
     app.hono.use("/org/*", toHono(pages));
     app.hono.use("/api/*", toHono(api));
+    registerQuotaRoute(app); // after the /api/* guard: its key is the signed-in user
     app.hono.use("/org/:slug/admin", toHono(new RoleMiddleware("admin")));
 
     const dashboard = (request: Request) => {

@@ -188,7 +188,8 @@ export class SessionManager {
 
   /** Every live session of a user (needs `userSessions`). */
   async listSessions(userId: string): Promise<SessionInfo[]> {
-    return this.#requireStub(userId).list(this.config.clock());
+    const stub = this.#requireStub(userId);
+    return this.#store(() => stub.list(this.config.clock()));
   }
 
   /**
@@ -197,20 +198,23 @@ export class SessionManager {
    */
   async revokeSession(sessionId: string): Promise<RevocationResult | null> {
     if (!isSessionId(sessionId)) return null;
-    const record = await this.store.get(sessionId);
+    const record = await this.#store(() => this.store.get(sessionId));
     if (!record) return null;
     this.#recentRefresh.delete(sessionId);
-    return this.#requireStub(record.userId).revoke(sessionId, "revoked");
+    const stub = this.#requireStub(record.userId);
+    return this.#store(() => stub.revoke(sessionId, "revoked"));
   }
 
   /** Revokes every session of a user and closes every open tab. */
-  revokeUser(userId: string): Promise<RevocationResult> {
-    return this.#requireStub(userId).revokeAll("revoked_all");
+  async revokeUser(userId: string): Promise<RevocationResult> {
+    const stub = this.#requireStub(userId);
+    return this.#store(() => stub.revokeAll("revoked_all"));
   }
 
   /** Revokes every session of a user except `keepSessionId` ("sign out everywhere else"). */
-  revokeOtherSessions(userId: string, keepSessionId: string): Promise<RevocationResult> {
-    return this.#requireStub(userId).revokeOthers(keepSessionId);
+  async revokeOtherSessions(userId: string, keepSessionId: string): Promise<RevocationResult> {
+    const stub = this.#requireStub(userId);
+    return this.#store(() => stub.revokeOthers(keepSessionId));
   }
 
   /** The user's session object (needs `userSessions`). */
@@ -219,13 +223,22 @@ export class SessionManager {
   }
 
   async #end(sessionId: string, reason: "logout" | "revoked"): Promise<void> {
-    if (!this.#userSessions) {
-      await this.store.delete(sessionId);
-      return;
+    await this.#store(async () => {
+      if (!this.#userSessions) return this.store.delete(sessionId);
+      const record = await this.store.get(sessionId);
+      if (record) await this.#stub(record.userId).revoke(sessionId, reason);
+      else await this.store.delete(sessionId);
+    });
+  }
+
+  /** Runs a KV or session-object operation; any failure is a 503 `session_store_unavailable`. */
+  async #store<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch (cause) {
+      if (cause instanceof AuthError) throw cause;
+      throw new AuthError("session_store_unavailable", { status: 503, message: "Sessions are unavailable", cause });
     }
-    const record = await this.store.get(sessionId);
-    if (record) await this.#stub(record.userId).revoke(sessionId, reason);
-    else await this.store.delete(sessionId);
   }
 
   async #isActive(record: SessionRecord): Promise<boolean> {
