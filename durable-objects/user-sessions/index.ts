@@ -13,6 +13,7 @@ import { type Connection, type ConnectionContext, Server } from "partyserver";
 import { SESSION_PREFIX } from "../../workers/auth/session/kv-session-store";
 import type { Membership } from "./memberships";
 import { CLOSE_SESSION_INACTIVE, CLOSE_SESSION_REVOKED, encodeMessage, type LiveMessage } from "./messages";
+import { applyProviderEvent, purgeProviderEventState } from "./provider-events";
 import { RewriteQueue, rewriteLimit } from "./rewrites";
 import {
   type ProviderEvent,
@@ -40,8 +41,6 @@ const DEFAULT_BATCH = 500;
 const KV_PARALLELISM = 25;
 const RETRY_DELAY_MS = 5_000;
 const DEFAULT_REWRITE_BATCH = 400;
-/** Processed provider event ids are kept this long: WorkOS retries a delivery for up to 3 days. */
-export const PROCESSED_EVENT_TTL_MS = 4 * 24 * 3600 * 1000;
 
 type Row = Record<string, SqlStorageValue>;
 
@@ -167,68 +166,18 @@ export class UserSessions extends Server<ServerEnv> {
    * membership event rewrites the memberships of every live session (KV record,
    * then a `session.updated` message to its tabs); past one batch, by alarm.
    */
-  async applyProviderEvent(event: ProviderEvent): Promise<ProviderEventResult> {
-    const sql = this.ctx.storage.sql;
-    const now = Date.now();
-    const result: ProviderEventResult = {
-      outcome: "applied",
-      revoked: 0,
-      socketsClosed: 0,
-      sessionsQueued: 0,
-      sessionsRewritten: 0,
-      pendingRewrites: 0,
-    };
-    if (sql.exec("SELECT 1 FROM processed_events WHERE id = ?", event.id).toArray().length > 0) {
-      return { ...result, outcome: "duplicate", pendingRewrites: this.#rewrites.pending() };
-    }
-    // Recorded before the first await, so a concurrent redelivery of the same id sees it.
-    sql.exec(
-      "INSERT INTO processed_events (id, type, processed_at, expires_at) VALUES (?, ?, ?, ?)",
-      event.id,
-      event.type,
-      now,
-      now + PROCESSED_EVENT_TTL_MS,
+  applyProviderEvent(event: ProviderEvent): Promise<ProviderEventResult> {
+    return applyProviderEvent(
+      {
+        sql: this.ctx.storage.sql,
+        rewrites: this.#rewrites,
+        rewriteLimit: rewriteLimit(0, this.#rewriteBatch),
+        revokeByProviderSession: (id) => this.revokeByProviderSession(id),
+        revokeAll: () => this.revokeAll("user_deleted"),
+        scheduleAlarm: () => this.#scheduleAlarm(),
+      },
+      event,
     );
-    if (event.type === "session.revoked" || event.type === "user.deleted") {
-      const revocation =
-        event.type === "session.revoked"
-          ? await this.revokeByProviderSession(event.providerSessionId)
-          : await this.revokeAll("user_deleted");
-      this.#scheduleAlarm();
-      return {
-        ...result,
-        revoked: revocation.revoked,
-        socketsClosed: revocation.socketsClosed,
-        pendingRewrites: this.#rewrites.pending(),
-      };
-    }
-    const last = sql
-      .exec<{ event_at: number }>(
-        "SELECT event_at FROM provider_memberships WHERE organization_id = ?",
-        event.organizationId,
-      )
-      .toArray()[0];
-    if (last && Number(last.event_at) > event.occurredAt) {
-      // Webhooks can arrive out of order: a later change of this membership already applied.
-      this.#scheduleAlarm();
-      return { ...result, outcome: "stale", pendingRewrites: this.#rewrites.pending() };
-    }
-    sql.exec(
-      `INSERT INTO provider_memberships (organization_id, organization_slug, role, event_at, applied_at, expires_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-       ON CONFLICT (organization_id) DO UPDATE SET
-         organization_slug = COALESCE(?2, organization_slug), role = ?3, event_at = ?4, applied_at = ?5, expires_at = ?6`,
-      event.organizationId,
-      event.organizationSlug,
-      event.role,
-      event.occurredAt,
-      now,
-      now + PROCESSED_EVENT_TTL_MS,
-    );
-    result.sessionsQueued = this.#rewrites.enqueueLive(event.organizationId, now);
-    const drained = await this.#rewrites.drain(rewriteLimit(0, this.#rewriteBatch));
-    this.#scheduleAlarm();
-    return { ...result, sessionsRewritten: drained.rewritten, pendingRewrites: this.#rewrites.pending() };
   }
 
   /** Counts of the provider-event state, for tests and operators. */
@@ -290,11 +239,7 @@ export class UserSessions extends Server<ServerEnv> {
     await this.#rewrites.drain(rewriteLimit(Math.min(deletes, this.#batch), this.#rewriteBatch));
     sql.exec("DELETE FROM sessions WHERE expires_at <= ?", now);
     sql.exec("DELETE FROM tombstones WHERE expires_at <= ?", now);
-    sql.exec("DELETE FROM processed_events WHERE expires_at <= ?", now);
-    sql.exec(
-      "DELETE FROM provider_memberships WHERE expires_at <= ? AND organization_id NOT IN (SELECT organization_id FROM kv_rewrites)",
-      now,
-    );
+    purgeProviderEventState(sql, now);
     this.#scheduleAlarm();
   }
 
@@ -426,6 +371,7 @@ function toInfo(row: Row): SessionInfo {
   };
 }
 
+export type { Membership } from "./memberships";
 export {
   CLOSE_SESSION_INACTIVE,
   CLOSE_SESSION_REVOKED,
@@ -433,7 +379,7 @@ export {
   encodeMessage,
   type LiveMessage,
 } from "./messages";
-export type { Membership } from "./memberships";
+export { PROCESSED_EVENT_TTL_MS } from "./provider-events";
 export type {
   MembershipEventType,
   ProviderEvent,

@@ -27,7 +27,10 @@ export interface AppliedMemberships {
   unnamed: string[];
 }
 
-export function applyOverrides(current: readonly Membership[], overrides: readonly MembershipOverride[]): AppliedMemberships {
+export function applyOverrides(
+  current: readonly Membership[],
+  overrides: readonly MembershipOverride[],
+): AppliedMemberships {
   const next = current.map((m) => ({ ...m }));
   const unnamed: string[] = [];
   for (const o of overrides) {

@@ -159,17 +159,17 @@ export class RewriteQueue {
         result.failed = true;
         continue;
       }
-      for (let j = 0; j < chunk.length; j += PUT_PARALLELISM) {
-        const outcomes = await Promise.all(
-          chunk
-            .slice(j, j + PUT_PARALLELISM)
-            .map((id) => this.#rewrite(id, records.get(`${SESSION_PREFIX}${id}`) ?? null, giveUp)),
-        );
-        for (const o of outcomes) {
-          if (o === "written") result.rewritten++;
-          if (o === "failed") result.failed = true;
+      // A pool of PUT_PARALLELISM writes in flight, so one slow write never holds up a whole round.
+      let next = 0;
+      const lane = async () => {
+        while (next < chunk.length) {
+          const id = chunk[next++]!;
+          const outcome = await this.#rewrite(id, records.get(`${SESSION_PREFIX}${id}`) ?? null, giveUp);
+          if (outcome === "written") result.rewritten++;
+          if (outcome === "failed") result.failed = true;
         }
-      }
+      };
+      await Promise.all(Array.from({ length: Math.min(PUT_PARALLELISM, chunk.length) }, lane));
     }
     this.#pruneLastWrites();
     if (giveUp.length > 0) await this.#host.giveUp(giveUp);
@@ -250,7 +250,9 @@ export class RewriteQueue {
     const sql = this.#host.sql;
     const rows =
       jobs ??
-      sql.exec<Job>("SELECT rowid, organization_id, attempts FROM kv_rewrites WHERE session_id = ?", sessionId).toArray();
+      sql
+        .exec<Job>("SELECT rowid, organization_id, attempts FROM kv_rewrites WHERE session_id = ?", sessionId)
+        .toArray();
     if (rows.some((j) => j.attempts + 1 >= MAX_REWRITE_ATTEMPTS)) {
       this.#deleteJobs(rows);
       giveUp.push(sessionId);

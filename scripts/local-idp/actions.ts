@@ -47,7 +47,11 @@ export function addMembership(
   if (added.reason === "already_member") {
     throw new LocalIdpError("invalid_request", 400, "That user already belongs to that organization");
   }
-  throw new LocalIdpError("entity_not_found", 404, `Unknown ${added.reason === "unknown_user" ? "user" : "organization"}.`);
+  throw new LocalIdpError(
+    "entity_not_found",
+    404,
+    `Unknown ${added.reason === "unknown_user" ? "user" : "organization"}.`,
+  );
 }
 
 export function removeMembership(ctx: IdpContext, membershipId: string): MembershipRecord {

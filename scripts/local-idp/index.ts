@@ -1,6 +1,7 @@
 /**
  * The local identity provider's public surface for Node-side code (Vitest globalSetup,
- * `scripts/start.mjs`): start a server, its defaults, and the demo directory's stable ids.
+ * `scripts/start.mjs`): start a server, its defaults, the demo directory's stable ids, and the
+ * webhook signer and settings.
  * Node only; never import it from worker code.
  */
 export {
@@ -17,3 +18,5 @@ export {
 } from "./demo-data.ts";
 export { FAULT_ENDPOINTS, type FaultEndpoint } from "./faults.ts";
 export { LOCAL_IDP_DEFAULTS, type LocalIdp, type LocalIdpOptions, startLocalIdp } from "./server.ts";
+export { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "./webhook-signature.ts";
+export { type Delivery, type DeliveryStatus, type WebhookConfig, webhookConfigFromEnv } from "./webhooks.ts";

@@ -108,7 +108,8 @@ async function issueCode(ctx: IdpContext, req: IdpRequest): Promise<Reply> {
   });
 }
 
-const membership = (ctx: IdpContext, m: MembershipRecord) => membershipJson(m, ctx.store.organization(m.organizationId));
+const membership = (ctx: IdpContext, m: MembershipRecord) =>
+  membershipJson(m, ctx.store.organization(m.organizationId));
 
 function deliveryJson(d: Delivery): Record<string, unknown> {
   return {

@@ -12,7 +12,8 @@ describe("IdpStore", () => {
     const { session } = store.createSession(ADA_ID, ACME_ID);
     store.endSession(session.id, "revoked");
     store.endSession(session.id, "logout");
-    expect(events.map((e) => [e.type, e.session.id, e.session.endReason])).toEqual([
+    const sessionEvents = events.filter((e) => "session" in e);
+    expect(sessionEvents.map((e) => [e.type, e.session.id, e.session.endReason])).toEqual([
       ["session.created", session.id, null],
       ["session.revoked", session.id, "revoked"],
     ]);

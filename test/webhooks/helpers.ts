@@ -130,7 +130,10 @@ export function sendEvent(type: string, data: Record<string, unknown>, options: 
   return deliver(eventBody(type, data, options));
 }
 
-export async function applyDirect(userId: string, event: Parameters<ReturnType<typeof stubOf>["applyProviderEvent"]>[0]) {
+export async function applyDirect(
+  userId: string,
+  event: Parameters<ReturnType<typeof stubOf>["applyProviderEvent"]>[0],
+) {
   return (await stubOf(userId).applyProviderEvent(event)) as ProviderEventResult;
 }
 

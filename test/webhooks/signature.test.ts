@@ -1,10 +1,12 @@
 // What the route refuses before any work: wrong or missing signature, a timestamp outside the
 // tolerance, a body that is not an event; and what it accepts without acting (unknown types).
 // Every refusal is a 400 JSON answer and leaves the user's object untouched.
-import { WorkOS } from "@workos-inc/node";
+
 import { env } from "cloudflare:workers";
+import { WorkOS } from "@workos-inc/node";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { fakeRateLimiter, restoreRateLimiter } from "gatehouse";
+import { afterEach, describe, expect, it } from "vitest";
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "../../scripts/local-idp/webhook-signature";
 import {
   deliver,
@@ -65,12 +67,16 @@ describe("POST /webhooks/identity refuses", () => {
     const original = eventBody("organization_membership.updated", membershipData(user, "member"));
     const signature = await signWebhook(original, env.IDENTITY_WEBHOOK_SECRET, Date.now());
     await fc.assert(
-      fc.asyncProperty(fc.nat({ max: original.length - 1 }), fc.string({ minLength: 1, maxLength: 3 }), async (at, s) => {
-        const tampered = original.slice(0, at) + s + original.slice(at + 1);
-        fc.pre(tampered !== original);
-        const { res } = await deliver(tampered, { signature });
-        expect(res.status).toBe(400);
-      }),
+      fc.asyncProperty(
+        fc.nat({ max: original.length - 1 }),
+        fc.string({ minLength: 1, maxLength: 3 }),
+        async (at, s) => {
+          const tampered = original.slice(0, at) + s + original.slice(at + 1);
+          fc.pre(tampered !== original);
+          const { res } = await deliver(tampered, { signature });
+          expect(res.status).toBe(400);
+        },
+      ),
       { numRuns: 25 },
     );
     await untouched(user, s.sessionId);
@@ -89,7 +95,9 @@ describe("POST /webhooks/identity refuses", () => {
     expect(res.status).toBe(400);
     expect(body.error).toBe("invalid_signature");
     await untouched(user, s.sessionId);
-    const still = await manager().resolveUser(new Request("https://auth.example.com/", { headers: { Cookie: s.cookie } }));
+    const still = await manager().resolveUser(
+      new Request("https://auth.example.com/", { headers: { Cookie: s.cookie } }),
+    );
     expect(still?.id).toBe(user);
   });
 
@@ -114,7 +122,10 @@ describe("POST /webhooks/identity refuses", () => {
     ["malformed JSON", '{"id": "event_1", "event": "user.deleted", '],
     ["a JSON array", "[]"],
     ["JSON null", "null"],
-    ["an event without data", JSON.stringify({ id: "event_x1", event: "user.deleted", created_at: new Date().toISOString() })],
+    [
+      "an event without data",
+      JSON.stringify({ id: "event_x1", event: "user.deleted", created_at: new Date().toISOString() }),
+    ],
     [
       "a membership event without user_id",
       JSON.stringify({
@@ -135,7 +146,12 @@ describe("POST /webhooks/identity refuses", () => {
     ],
     [
       "a session event with a bad created_at",
-      JSON.stringify({ id: "event_x4", event: "session.revoked", data: sessionData("user_1", "session_1"), created_at: "soon" }),
+      JSON.stringify({
+        id: "event_x4",
+        event: "session.revoked",
+        data: sessionData("user_1", "session_1"),
+        created_at: "soon",
+      }),
     ],
     ["an event id that is not an id", eventBody("user.deleted", { id: "user_1" }, { id: "../../etc" })],
   ])("%s, correctly signed (400 malformed_body)", async (_, payload) => {
@@ -162,6 +178,34 @@ describe("POST /webhooks/identity refuses", () => {
     );
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({ error: "not_configured" });
+  });
+});
+
+describe("POST /webhooks/identity is rate-limited", () => {
+  afterEach(() => restoreRateLimiter());
+
+  it("per client address: 429 with Retry-After, nothing changed", async () => {
+    const fake = fakeRateLimiter();
+    fake.limitKey("203.0.113.9");
+    const user = freshUser();
+    const s = await newSession(user);
+    const body = eventBody("user.deleted", { id: user });
+    const limited = await deliver(body, { headers: { "CF-Connecting-IP": "203.0.113.9", Accept: "application/json" } });
+    expect(limited.res.status).toBe(429);
+    expect(limited.res.headers.get("Retry-After")).toMatch(/^\d+$/);
+    expect(limited.body).toMatchObject({ error: "rate_limited" });
+    await untouched(user, s.sessionId);
+    const other = await deliver(body, { headers: { "CF-Connecting-IP": "198.51.100.4" } });
+    expect(other.res.status).toBe(200);
+    fake.assertChecked("198.51.100.4");
+  });
+
+  it("answers with the draft RateLimit headers (600 per minute, the RATE_LIMITER object counting)", async () => {
+    const { res } = await deliver(eventBody("user.created", { id: freshUser() }), {
+      headers: { "CF-Connecting-IP": "192.0.2.77" },
+    });
+    expect(res.headers.get("RateLimit-Policy")).toBe('"auth-webhooks";q=600;w=60');
+    expect(res.headers.get("RateLimit")).toMatch(/^"auth-webhooks";r=599;t=\d+$/);
   });
 });
 

@@ -1,13 +1,15 @@
 /**
  * @module
  * `POST /webhooks/identity`: the identity provider's events (WorkOS webhooks).
- * Rate-limited per client address, then the body is read (bounded), its
- * `WorkOS-Signature` verified with the SDK, and the event reduced; the answer
- * (200) goes out before the work, which runs in `waitUntil`. A bad signature,
- * a stale timestamp or a malformed body answers 400 JSON and changes nothing.
+ * Rate-limited per client address (the auth worker's route limits, family
+ * "webhooks"), then the body is read (bounded), its `WorkOS-Signature`
+ * verified with the SDK, and the event reduced; the answer (200) goes out
+ * before the work, which runs in `waitUntil`. A bad signature, a stale
+ * timestamp or a malformed body answers 400 JSON and changes nothing.
  */
 import { WorkOS } from "@workos-inc/node";
-import { type Application, jsonError, KVRateLimiter, KVStore } from "gatehouse";
+import { type Application, jsonError } from "gatehouse";
+import { routeLimiter } from "../limits";
 import type { AuthEnv } from "../provider";
 import { applyEvent } from "./dispatch";
 import { WebhookError, type WebhookErrorCode } from "./errors";
@@ -22,8 +24,6 @@ export interface IdentityWebhookOptions {
   path?: string;
   /** How far the signature's timestamp may be from now. Default 300 s. */
   toleranceSeconds?: number;
-  /** Requests per client address and window (KV, fixed window); false turns it off. Default 600 per 60 s. */
-  rateLimit?: { limit: number; window: number } | false;
   /** Largest body accepted. Default 256 KiB. */
   maxBodyBytes?: number;
 }
@@ -54,11 +54,6 @@ export function registerIdentityWebhook<E extends AuthEnv>(
   const env = app.env;
   const toleranceMs = (options.toleranceSeconds ?? DEFAULT_TOLERANCE_MS / 1000) * 1000;
   const maxBytes = options.maxBodyBytes ?? 256 * 1024;
-  const rate = options.rateLimit ?? { limit: 600, window: 60 };
-  const limiter =
-    rate && env.SESSIONS
-      ? new KVRateLimiter(new KVStore(env.SESSIONS), { ...rate, prefix: "rl:webhooks:", policyName: "webhooks" })
-      : null;
   let sdk: { workos: WorkOS; slugs: OrganizationSlugs } | null = null;
   const sdkFor = () => {
     sdk ??= (() => {
@@ -92,7 +87,11 @@ export function registerIdentityWebhook<E extends AuthEnv>(
     return answer(200, { received: true, handled: true });
   };
 
-  app.hono.post(options.path ?? IDENTITY_WEBHOOK_PATH, (c) => {
+  const path = options.path ?? IDENTITY_WEBHOOK_PATH;
+  // Before anything reads the body: AUTH_RATE_LIMITS.webhooks per client address (RATE_LIMITER).
+  const limiter = routeLimiter(env, "webhooks");
+  if (limiter) app.hono.use(path, limiter);
+  app.hono.post(path, (c) => {
     let waitUntil: (p: Promise<unknown>) => void;
     try {
       const exec = c.executionCtx;
@@ -101,8 +100,7 @@ export function registerIdentityWebhook<E extends AuthEnv>(
       // No ExecutionContext (called outside a worker's fetch): keep the promise alive on its own.
       waitUntil = (p) => void p;
     }
-    const request = c.req.raw;
-    return limiter ? limiter.handle(request, () => receive(request, waitUntil)) : receive(request, waitUntil);
+    return receive(c.req.raw, waitUntil);
   });
 }
 

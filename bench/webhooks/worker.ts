@@ -1,0 +1,2 @@
+/** The worker under test: the deployed auth worker with its Durable Objects and RPC entrypoint. */
+export { AuthService, default, UserSessions } from "../../workers/auth/worker";
