@@ -35,11 +35,15 @@ let idp;
 if (!devVars.IDENTITY_API_KEY) {
   const { startLocalIdp, LOCAL_IDP_DEFAULTS } = await import("./local-idp/index.ts");
   const idpPort = Number(process.env.LOCAL_IDP_PORT ?? LOCAL_IDP_DEFAULTS.port);
+  // The provider signs and delivers its events (revoke session, change role, delete user) to our webhook.
+  const webhookSecret = devVars.IDENTITY_WEBHOOK_SECRET || randomBytes(24).toString("base64url");
   idp = await startLocalIdp({
     port: idpPort,
     apiKey: LOCAL_IDP_DEFAULTS.apiKey,
     clientId: LOCAL_IDP_DEFAULTS.clientId,
+    webhook: { url: `http://127.0.0.1:${port}/webhooks/identity`, secret: webhookSecret },
   });
+  if (!devVars.IDENTITY_WEBHOOK_SECRET) vars.push(`IDENTITY_WEBHOOK_SECRET:${webhookSecret}`);
   vars.push(
     `IDENTITY_API_KEY:${LOCAL_IDP_DEFAULTS.apiKey}`,
     `IDENTITY_CLIENT_ID:${LOCAL_IDP_DEFAULTS.clientId}`,
