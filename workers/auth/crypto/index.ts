@@ -6,6 +6,7 @@
  */
 
 const encoder = new TextEncoder();
+const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 /** A source of random bytes; injectable so tests can be deterministic. */
 export type RandomSource = (bytes: Uint8Array<ArrayBuffer>) => Uint8Array<ArrayBuffer>;
@@ -35,9 +36,13 @@ export function randomToken(length = 32, random: RandomSource = defaultRandom): 
   return base64url(random(new Uint8Array(length)));
 }
 
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
 export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
+  let hex = "";
+  for (const b of digest) hex += HEX[b];
+  return hex;
 }
 
 export async function sha256Base64url(text: string): Promise<string> {
