@@ -109,12 +109,16 @@ export class Application<E extends object = Record<string, unknown>> implements 
     const e = env ?? this.env;
     // The router reports its own errors through onError; only middleware needs the catch.
     if (this.#middleware.length === 0) return Promise.resolve(this.hono.fetch(request, e, ctx));
-    try {
-      return Promise.resolve(this.#dispatch(0, request, e, ctx)).catch(errorResponse);
-    } catch (err) {
-      return Promise.resolve(errorResponse(err));
-    }
+    return this.#guarded(request, e, ctx);
   };
+
+  async #guarded(request: Request, env: E, ctx: ExecutionContext | undefined): Promise<Response> {
+    try {
+      return await this.#dispatch(0, request, env, ctx);
+    } catch (err) {
+      return errorResponse(err);
+    }
+  }
 
   #dispatch(index: number, request: Request, env: E, ctx: ExecutionContext | undefined): Response | Promise<Response> {
     const middleware = this.#middleware[index];
