@@ -27,7 +27,11 @@ export interface RateLimiterConfig {
 
 /** `RateLimiterConfig` plus Gatehouse's options; every option has a default. */
 export interface RateLimiterOptions extends RateLimiterConfig {
-  /** Milliseconds since the epoch. Default `Date.now`. Inject one in tests. */
+  /**
+   * Milliseconds since the epoch. Default `Date.now`. Inject one in tests. With
+   * `DORateLimiter` the object purges windows that ended by its own clock, so an
+   * injected clock must not lag real time (use one in the future, as the tests do).
+   */
   clock?: () => number;
   /** Store failure: `"allow"` admits (the default: an outage of KV or a Durable Object never takes the app down), `"deny"` answers 503. */
   onStoreError?: StoreErrorPolicy;

@@ -1,4 +1,4 @@
-import { Container, ContainerError, Token } from "gatehouse";
+import { type Constructor, Container, ContainerError, Token } from "gatehouse";
 import { describe, expect, it } from "vitest";
 
 class Clock {
@@ -85,5 +85,21 @@ describe("Container", () => {
     });
     expect(() => c.resolve(Clock)).toThrow("boom");
     expect(c.resolve(Clock)).toBeInstanceOf(Clock);
+  });
+
+  it("keys by classes of any constructor shape without `any` in the public Constructor type", () => {
+    // Type-level: tsc fails here if Constructor's parameters are `any` again.
+    type IsAny<T> = 0 extends 1 & T ? true : false;
+    const parametersAreAny: IsAny<ConstructorParameters<Constructor<object>>[number]> = false;
+    abstract class Base {
+      abstract id(): string;
+    }
+    const keys: Constructor<object>[] = [Clock, Service, Base];
+    const c = new Container();
+    c.instance(Service, new Service(new Clock()));
+    const service: Service = c.resolve(Service);
+    expect(service.clock.now()).toBe(1);
+    expect(parametersAreAny).toBe(false);
+    expect(keys).toHaveLength(3);
   });
 });

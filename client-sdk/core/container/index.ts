@@ -16,8 +16,8 @@ export class Token<T> {
   }
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: constructor parameter lists are contravariant; any[] is the only type every class matches.
-export type Constructor<T> = abstract new (...args: any[]) => T;
+/** Any class whose instances are `T`, abstract or not, whatever its constructor parameters (`never[]`: parameters are contravariant). */
+export type Constructor<T> = abstract new (...args: never[]) => T;
 
 /** What the container can be asked for. Strings are binding names (`env` keys). */
 export type Key<T> = Token<T> | Constructor<T> | string;
