@@ -102,14 +102,24 @@ export class UserSessions extends Server<ServerEnv> {
     return { registered: true };
   }
 
-  /** Records use (the sliding refresh). A no-op for unknown or revoked sessions. */
+  /**
+   * Records use (the sliding refresh), called after the KV record was rewritten.
+   * A no-op for unknown sessions; for a revoked one the KV delete runs again,
+   * since the slide's write may have landed after the revocation's delete.
+   */
   touch(sessionId: string, lastSeenAt: number, expiresAt: number): void {
-    const updated = this.ctx.storage.sql.exec(
+    const sql = this.ctx.storage.sql;
+    const updated = sql.exec(
       "UPDATE sessions SET last_seen_at = ?, expires_at = MIN(?, absolute_expires_at) WHERE id = ?",
       lastSeenAt,
       expiresAt,
       sessionId,
     ).rowsWritten;
+    if (updated === 0 && sql.exec("SELECT 1 FROM tombstones WHERE id = ?", sessionId).toArray().length > 0) {
+      sql.exec("INSERT OR IGNORE INTO kv_deletes (id) VALUES (?)", sessionId);
+      this.#scheduleAlarm();
+      return;
+    }
     // The slide rewrote the KV record from a read that may predate a recent membership change.
     if (updated > 0 && this.#rewrites.catchUp(sessionId, Date.now()) > 0) this.#scheduleAlarm();
   }
@@ -339,7 +349,7 @@ export class UserSessions extends Server<ServerEnv> {
     const sql = this.ctx.storage.sql;
     const pending = Number(sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM kv_deletes").one().n);
     if (pending > 0) {
-      void this.ctx.storage.setAlarm(Date.now() + (this.#drainFailed ? RETRY_DELAY_MS : 0));
+      this.ctx.storage.setAlarm(Date.now() + (this.#drainFailed ? RETRY_DELAY_MS : 0)).catch(alarmFailed);
       return;
     }
     const expiry = sql
@@ -352,9 +362,14 @@ export class UserSessions extends Server<ServerEnv> {
       .one().t;
     const rewrite = this.#rewrites.nextDue();
     const candidates = [expiry, rewrite].filter((t): t is number => t !== null).map(Number);
-    if (candidates.length === 0) void this.ctx.storage.deleteAlarm();
-    else void this.ctx.storage.setAlarm(Math.min(...candidates));
+    if (candidates.length === 0) this.ctx.storage.deleteAlarm().catch(alarmFailed);
+    else this.ctx.storage.setAlarm(Math.min(...candidates)).catch(alarmFailed);
   }
+}
+
+/** A failed alarm write is logged; the next write to the object schedules again. */
+function alarmFailed(err: unknown): void {
+  console.error("gatehouse: could not schedule the session object's alarm", err instanceof Error ? err.message : err);
 }
 
 function toInfo(row: Row): SessionInfo {

@@ -1,5 +1,6 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { SessionManager } from "gatehouse/auth";
 import { CLOSE_SESSION_REVOKED, type UserSessions } from "gatehouse/durable-objects";
 import { describe, expect, it } from "vitest";
 import { freshUser, manager, newSession, openTab, staysOpen, withTimeout } from "./helpers";
@@ -114,6 +115,35 @@ describe("strict versus eventual revocation", () => {
     await env.SESSIONS.put(`sess:${s.sessionId}`, stale!, { expirationTtl: 120 });
     expect(await strict.resolveUser(req(s.cookie))).toBeNull();
     expect(await eventual.resolveUser(req(s.cookie))).not.toBeNull();
+  });
+
+  it("a sliding refresh racing a revocation does not bring the KV record back (eventual)", async () => {
+    const user = freshUser();
+    const s = await newSession(manager("strict"), user);
+    // The real binding; its put lets the revocation land between the slide's read and its write.
+    let revokeFirst = true;
+    const racingKV = {
+      get: env.SESSIONS.get.bind(env.SESSIONS),
+      delete: env.SESSIONS.delete.bind(env.SESSIONS),
+      async put(...args: Parameters<KVNamespace["put"]>) {
+        if (revokeFirst) {
+          revokeFirst = false;
+          await stubOf(user).revoke(s.sessionId, "revoked");
+        }
+        return env.SESSIONS.put(...args);
+      },
+    } as unknown as KVNamespace;
+    const later = Date.now() + 2 * 3600 * 1000;
+    const sliding = new SessionManager(racingKV, env.SESSION_SECRET, {
+      userSessions: env.USER_SESSIONS,
+      revocation: "eventual",
+      clock: () => later,
+    });
+    expect(await sliding.resolveUser(req(s.cookie))).not.toBeNull(); // read before the revocation
+    expect(revokeFirst).toBe(false);
+    await runDurableObjectAlarm(stubOf(user));
+    expect(await kvHas(s.sessionId)).toBe(false);
+    expect(await manager("eventual").resolveUser(req(s.cookie))).toBeNull();
   });
 
   it("defaults to strict when the session objects are configured", () => {

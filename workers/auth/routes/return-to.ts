@@ -35,7 +35,9 @@ export function safeReturnTo(value: unknown, fallback = "/", allowedOrigins: rea
     return fallback;
   }
   if (url.origin !== base) return fallback;
-  return `${url.pathname}${url.search}${url.hash}`;
+  // Dot segments collapse while parsing: `/.//evil.com` and `/a/..//evil.com` become `//evil.com`.
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  return path.startsWith("//") ? fallback : path;
 }
 
 function allowedAbsolute(value: string, allowedOrigins: readonly string[]): string | null {

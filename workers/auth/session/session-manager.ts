@@ -272,10 +272,10 @@ export class SessionManager {
     record.lastSeenAt = now;
     record.idleExpiresAt = Math.min(now + this.config.idleTimeout * 1000, record.absoluteExpiresAt);
     try {
-      await Promise.all([
-        this.store.put(record),
-        this.#userSessions ? this.#stub(record.userId).touch(record.id, now, record.idleExpiresAt) : undefined,
-      ]);
+      await this.store.put(record);
+      // After the write, not beside it: if the session was revoked meanwhile, the object
+      // sees the tombstone and deletes the record this write may have brought back.
+      if (this.#userSessions) await this.#stub(record.userId).touch(record.id, now, record.idleExpiresAt);
     } catch (err) {
       // Sliding is best effort: a failed write (e.g. KV's 1 write/s/key limit) must not fail the request.
       console.warn("gatehouse: session refresh write failed", err instanceof Error ? err.message : err);

@@ -72,8 +72,9 @@ export function registerIdentityWebhook<E extends AuthEnv>(
     }
     const sigHeader = request.headers.get(SIGNATURE_HEADER);
     if (!sigHeader) return refuse(400, "invalid_signature");
-    const payload = await readBounded(request, maxBytes);
-    if (payload === null) return refuse(413, "payload_too_large");
+    const body = await readBounded(request, maxBytes);
+    if (!body.ok) return body.reason === "too_large" ? refuse(413, "payload_too_large") : refuse(400, "malformed_body");
+    const payload = body.text;
     const { workos, slugs } = sdkFor();
     const verified = await verifyWebhook(workos.webhooks, { payload, sigHeader, secret, toleranceMs, now: Date.now() });
     if (!verified.ok) return refuse(400, verified.reason);
@@ -105,20 +106,28 @@ export function registerIdentityWebhook<E extends AuthEnv>(
 }
 
 /** The body as text, or null once it exceeds `max` bytes (checked while streaming). */
-async function readBounded(request: Request, max: number): Promise<string | null> {
+type BodyRead = { ok: true; text: string } | { ok: false; reason: "too_large" | "unreadable" };
+
+async function readBounded(request: Request, max: number): Promise<BodyRead> {
   const declared = Number(request.headers.get("Content-Length"));
-  if (Number.isFinite(declared) && declared > max) return null;
-  if (!request.body) return "";
+  if (Number.isFinite(declared) && declared > max) return { ok: false, reason: "too_large" };
+  if (!request.body) return { ok: true, text: "" };
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let step: ReadableStreamReadResult<Uint8Array>;
+    try {
+      step = await reader.read();
+    } catch {
+      return { ok: false, reason: "unreadable" }; // the sender went away mid-body: nothing to verify
+    }
+    const { done, value } = step;
     if (done) break;
     size += value.byteLength;
     if (size > max) {
       await reader.cancel();
-      return null;
+      return { ok: false, reason: "too_large" };
     }
     chunks.push(value);
   }
@@ -128,7 +137,7 @@ async function readBounded(request: Request, max: number): Promise<string | null
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return new TextDecoder().decode(bytes);
+  return { ok: true, text: new TextDecoder().decode(bytes) };
 }
 
 /** The SDK, configured like `DefaultIdentityClient` (IDENTITY_API_* may point at the local provider). */
