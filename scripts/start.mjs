@@ -77,13 +77,19 @@ console.log(
   `\ngatehouse: auth worker starting on http://127.0.0.1:${port}  (sign in: http://127.0.0.1:${port}/auth/login)\n`,
 );
 
+let closing;
+/** Closes the local identity provider once, however many signals and exits ask. */
+const closeIdp = () => {
+  closing ??= idp?.close().catch(() => {});
+  return closing;
+};
 const stop = () => {
   wrangler.kill("SIGINT");
-  idp?.close();
+  void closeIdp();
 };
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
 wrangler.on("exit", async (code) => {
-  await idp?.close();
+  await closeIdp();
   process.exit(code ?? 0);
 });
