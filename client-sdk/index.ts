@@ -75,6 +75,7 @@ export {
   type Lifetime,
   Token,
 } from "./core/container";
+export { sha256Hex } from "./core/digest";
 export {
   type ErrorBody,
   errorResponse,
@@ -98,6 +99,7 @@ export { ServiceProvider } from "./core/provider";
 // HtmlTransformer and VersionedKVStore (issue 7)
 export {
   type AssignmentFn,
+  escapeHtml,
   HtmlTransformError,
   type HtmlTransformErrorCode,
   HtmlTransformer,

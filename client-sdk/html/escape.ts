@@ -18,6 +18,11 @@ const ENTITIES: Record<string, string> = {
   "\t": "&#9;",
 };
 
+/** Encodes text for HTML element content or a quoted attribute: `& < > " '` as numeric references. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
 /** Encodes `value` for use inside a double- or single-quoted attribute. */
 export function escapeAttribute(value: string): string {
   return value.replace(ATTRIBUTE_SPECIALS, (c) => ENTITIES[c]!);

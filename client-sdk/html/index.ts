@@ -5,4 +5,5 @@
  * nothing here may import the identity SDK, Hono or anything not HTML-related.
  */
 export { HtmlTransformError, type HtmlTransformErrorCode } from "./errors";
+export { escapeHtml } from "./escape";
 export { type AssignmentFn, HtmlTransformer, type ScriptPosition } from "./transformer";

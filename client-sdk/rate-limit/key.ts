@@ -5,6 +5,7 @@
  * first `X-Forwarded-For` address, then `unknown`. Only the first is set by
  * Cloudflare itself; off Cloudflare every fallback is spoofable by the client.
  */
+import { sha256Hex } from "../core/digest";
 
 /** Turns a request into the key it is counted against. */
 export type KeyExtractor = (request: Request) => string;
@@ -43,6 +44,5 @@ export function storeKey(key: string): string | Promise<string> {
 }
 
 async function sha256Key(key: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
-  return `sha256:${[...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+  return `sha256:${await sha256Hex(key)}`;
 }

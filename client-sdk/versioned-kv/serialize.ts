@@ -50,11 +50,3 @@ export function toJson(value: unknown): string {
   if (text === undefined) throw refuse("", typeof value === "undefined" ? "undefined" : `a ${typeof value}`);
   return text;
 }
-
-/** Lower-case hex SHA-256 of `bytes`. */
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  let hex = "";
-  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
-  return hex;
-}

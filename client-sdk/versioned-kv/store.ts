@@ -6,8 +6,9 @@
  * costs one read and no write (see ARCHITECTURE.md for every method's cost).
  */
 import { KV_MIN_TTL_SECONDS, KVStore } from "../bindings/kv";
+import { sha256Hex } from "../core/digest";
 import { VersionedKVError } from "./errors";
-import { KV_MAX_VALUE_BYTES, sha256Hex, toJson } from "./serialize";
+import { KV_MAX_VALUE_BYTES, toJson } from "./serialize";
 
 /** Spec: VersionedKVOptions. */
 export interface VersionedKVOptions {

@@ -145,28 +145,16 @@ export class UserSessions extends Server<ServerEnv> {
   }
 
   revokeAll(reason: RevocationReason = "revoked_all"): Promise<RevocationResult> {
-    const ids = this.ctx.storage.sql
-      .exec<{ id: string }>("SELECT id FROM sessions")
-      .toArray()
-      .map((r) => r.id);
-    return this.#revoke(ids, reason, true);
+    return this.#revoke(this.#sessionIds("1 = 1"), reason, true);
   }
 
   revokeOthers(keepSessionId: string): Promise<RevocationResult> {
-    const ids = this.ctx.storage.sql
-      .exec<{ id: string }>("SELECT id FROM sessions WHERE id != ?", keepSessionId)
-      .toArray()
-      .map((r) => r.id);
-    return this.#revoke(ids, "signed_out_elsewhere");
+    return this.#revoke(this.#sessionIds("id != ?", keepSessionId), "signed_out_elsewhere");
   }
 
   /** Revokes the session opened with this provider session id (WorkOS `sid`). */
   revokeByProviderSession(providerSessionId: string): Promise<RevocationResult> {
-    const ids = this.ctx.storage.sql
-      .exec<{ id: string }>("SELECT id FROM sessions WHERE provider_session_id = ?", providerSessionId)
-      .toArray()
-      .map((r) => r.id);
-    return this.#revoke(ids, "provider");
+    return this.#revoke(this.#sessionIds("provider_session_id = ?", providerSessionId), "provider");
   }
 
   /**
@@ -254,6 +242,14 @@ export class UserSessions extends Server<ServerEnv> {
   }
 
   // ---- helpers (not reachable over RPC) ------------------------------------
+
+  /** Ids of the mirrored sessions matching a fixed SQL condition (never built from input). */
+  #sessionIds(where: string, ...bindings: SqlStorageValue[]): string[] {
+    return this.ctx.storage.sql
+      .exec<{ id: string }>(`SELECT id FROM sessions WHERE ${where}`, ...bindings)
+      .toArray()
+      .map((r) => r.id);
+  }
 
   async #revoke(ids: string[], reason: RevocationReason, everyone = false): Promise<RevocationResult> {
     const now = Date.now();

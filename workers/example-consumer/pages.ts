@@ -3,11 +3,7 @@
  * The example consumer's HTML: a layout and the three pages. Everything
  * interpolated is HTML-escaped; pages never show a session id or cookie.
  */
-import type { AppUser, OrganizationMembership } from "gatehouse";
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+import { type AppUser, escapeHtml, type OrganizationMembership } from "gatehouse";
 
 export function page(title: string, body: string, status = 200): Response {
   const html = `<!doctype html>

@@ -5,6 +5,8 @@
  * constant-time comparison. Nothing here ever logs or returns key material.
  */
 
+import { sha256Hex } from "gatehouse";
+
 const encoder = new TextEncoder();
 const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
@@ -36,14 +38,7 @@ export function randomToken(length = 32, random: RandomSource = defaultRandom): 
   return base64url(random(new Uint8Array(length)));
 }
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
-
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
-  let hex = "";
-  for (const b of digest) hex += HEX[b];
-  return hex;
-}
+export { sha256Hex };
 
 export async function sha256Base64url(text: string): Promise<string> {
   return base64url(await crypto.subtle.digest("SHA-256", encoder.encode(text)));

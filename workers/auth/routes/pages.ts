@@ -5,14 +5,10 @@
  * a readable HTML page, or JSON when the client asked for JSON. Everything
  * interpolated is HTML-escaped; nothing internal is ever shown.
  */
-import { wantsJson } from "gatehouse";
+import { escapeHtml, wantsJson } from "gatehouse";
 import { AuthError } from "../errors";
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-export { wantsJson };
+export { escapeHtml, wantsJson };
 
 export function page(title: string, body: string, status = 200, headers?: HeadersInit): Response {
   const html = `<!doctype html>
