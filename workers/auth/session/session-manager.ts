@@ -67,12 +67,7 @@ export class SessionManager {
   async resolveCookieHeader(cookieHeader: string | null | undefined): Promise<ResolvedSession | null> {
     const sessionId = await this.sessionIdFromCookieHeader(cookieHeader);
     if (!sessionId) return null;
-    let record: SessionRecord | null;
-    try {
-      record = await this.store.get(sessionId);
-    } catch (cause) {
-      throw new AuthError("session_store_unavailable", { status: 503, message: "Sessions are unavailable", cause });
-    }
+    const record = await this.#store(() => this.store.get(sessionId));
     if (!record || record.id !== sessionId) return null;
     const now = this.config.clock();
     if (now >= record.idleExpiresAt || now >= record.absoluteExpiresAt) return null;
@@ -241,12 +236,8 @@ export class SessionManager {
     }
   }
 
-  async #isActive(record: SessionRecord): Promise<boolean> {
-    try {
-      return await this.#stub(record.userId).isActive(record.id, this.config.clock());
-    } catch (cause) {
-      throw new AuthError("session_store_unavailable", { status: 503, message: "Sessions are unavailable", cause });
-    }
+  #isActive(record: SessionRecord): Promise<boolean> {
+    return this.#store(() => this.#stub(record.userId).isActive(record.id, this.config.clock()));
   }
 
   #stub(userId: string): DurableObjectStub<UserSessions> {
