@@ -1,7 +1,7 @@
 /**
  * The world `npm run load` runs against, all on 127.0.0.1: the local
  * identity provider, `wrangler dev` of the auth worker and of the example
- * consumer, sharing a temporary `--persist-to` directory, fresh random
+ * consumer, each with its own temporary `--persist-to` directory, fresh random
  * secrets (never the developer's `.dev.vars`) and a private dev registry.
  * `restart()` stops both workers and starts them again on the same state;
  * `close()` stops everything it started and removes the temporary directory.

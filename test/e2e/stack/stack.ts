@@ -82,7 +82,9 @@ export async function startStack(): Promise<RunningStack> {
           "--inspector-port",
           "0",
           "--persist-to",
-          join(work, "state"),
+          // One state directory per worker: two workerd processes starting at once on one
+          // directory race on its SQLite files (seen in CI as SQLITE_BUSY at start-up).
+          join(work, `state-${name}`),
           "--env-file",
           envFile,
           "--show-interactive-dev-session=false",
