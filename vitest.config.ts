@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 // its own wrangler.toml so fixtures and bindings stay beside the tests that use them.
 export default defineConfig({
   test: {
-    projects: ["test/*/vitest.config.ts"],
+    projects: ["test/*/vitest.config.ts", "test/security/*/vitest.config.ts"],
     testTimeout: 30_000,
     reporters: ["default", "./test/node/summary-reporter.ts"],
     // The Workers pool runs an RPC entrypoint in the same isolate as the tests, so an error an

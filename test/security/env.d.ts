@@ -1,0 +1,16 @@
+declare namespace Cloudflare {
+  interface GlobalProps {
+    mainModule: typeof import("./worker");
+  }
+  interface Env {
+    SESSIONS: KVNamespace;
+    USER_SESSIONS: DurableObjectNamespace<import("../../durable-objects/user-sessions").UserSessions>;
+    RATE_LIMITER: DurableObjectNamespace<import("../../durable-objects/rate-limiter").RateLimiterDO>;
+    SESSION_SECRET: string;
+    AUTH_REDIRECT_URL: string;
+    AUTH_RETURN_ORIGINS: string;
+    ADMIN_API_TOKEN: string;
+    IDENTITY_WEBHOOK_SECRET: string;
+    GATEHOUSE_REVOCATION_BATCH: string;
+  }
+}
