@@ -96,6 +96,17 @@ export {
   toHono,
 } from "./core/middleware";
 export { ServiceProvider } from "./core/provider";
+// Response security headers of every worker (issue 14)
+export {
+  type ContentSecurityPolicyDirectives,
+  DEFAULT_CONTENT_SECURITY_POLICY,
+  type ReferrerPolicy,
+  SecurityHeadersError,
+  type SecurityHeadersErrorCode,
+  SecurityHeadersMiddleware,
+  type SecurityHeadersOptions,
+  type StrictTransportSecurityOptions,
+} from "./core/security-headers";
 // HtmlTransformer and VersionedKVStore (issue 7)
 export {
   type AssignmentFn,

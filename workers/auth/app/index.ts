@@ -5,7 +5,7 @@
  * account pages. One `Application` per `env` object, shared by the fetch
  * handler and the `AuthService` RPC entrypoint.
  */
-import { Application } from "gatehouse";
+import { Application, SecurityHeadersMiddleware } from "gatehouse";
 import { registerAccountRoutes } from "../account";
 import { registerAdminRoutes } from "../admin/routes";
 import { routeLiveChannel } from "../live/route";
@@ -22,10 +22,20 @@ export interface AuthWorkerEnv extends AuthEnv {
 
 const apps = new WeakMap<object, Application<AuthWorkerEnv>>();
 
+/**
+ * nosniff, Referrer-Policy, no framing, a CSP on pages without their own, HSTS over https: on
+ * every answer. It is the first middleware, so nothing answers past it; an answer built in front
+ * of the application goes through `authSecurityHeaders.applyTo(request, response)`.
+ */
+export const authSecurityHeaders = new SecurityHeadersMiddleware();
+
 export function authApplication(env: AuthWorkerEnv): Application<AuthWorkerEnv> {
   let app = apps.get(env);
   if (!app) {
-    app = Application.create(env, { providers: [new AuthServiceProvider<AuthWorkerEnv>()] });
+    app = Application.create(env, {
+      middleware: [authSecurityHeaders],
+      providers: [new AuthServiceProvider<AuthWorkerEnv>()],
+    });
     app.hono.get("/health", (c) => c.json({ ok: true, service: "gatehouse-auth" }));
     app.hono.all("/parties/*", (c) =>
       routeLiveChannel(c.req.raw, env.USER_SESSIONS, app!.container.resolve(SessionManager)),
