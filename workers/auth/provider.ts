@@ -128,6 +128,7 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
       createLoginHandler(c.resolve(IdentityClientToken), c.resolve(AuthConfigToken).redirectUrl, {
         clock: c.resolve(SessionManager).config.clock,
         returnOrigins: c.resolve(AuthConfigToken).returnOrigins,
+        sessionManager: c.resolve(SessionManager),
       })(ctx.req.raw),
     );
     app.hono.get("/auth/callback", (ctx) =>

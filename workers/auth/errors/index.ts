@@ -16,6 +16,7 @@ export type AuthErrorCode =
   | "session_store_unavailable"
   | "csrf_failed"
   | "forbidden"
+  | "organization_not_allowed"
   | "unauthenticated"
   | "invalid_request";
 

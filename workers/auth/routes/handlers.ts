@@ -5,10 +5,13 @@
  * mount anywhere. Every failure answers a readable page; no failure creates
  * a session, and none redirects back into the login (no loops).
  */
+import { HmacSigner } from "../crypto";
+import { AuthError } from "../errors";
 import type { IdentityClient } from "../identity/identity-client";
 import type { SessionManager } from "../session/session-manager";
 import { type LoginFlow, startLoginFlow, takeLoginFlow } from "./login-flow";
 import { authErrorPage, errorPage } from "./pages";
+import { providerErrorMessage } from "./provider-errors";
 import { safeReturnTo } from "./return-to";
 
 export interface LoginHandlerOptions {
@@ -16,6 +19,13 @@ export interface LoginHandlerOptions {
   clock?: () => number;
   /** Origins (besides this one) that `return_to` may name, e.g. consuming apps. Default none. */
   returnOrigins?: readonly string[];
+  /**
+   * Signs the sign-in flow cookie so the callback can tell it was not altered: the
+   * `SessionManager` whose `handleCallback` finishes the flow (its secret signs), or the
+   * secret(s) themselves. Required: an unsigned flow would let a browser choose its tenant.
+   */
+  sessionManager?: Pick<SessionManager, "signer">;
+  secret?: string | readonly string[];
 }
 
 function isSecure(redirectUrl: string): boolean {
@@ -34,6 +44,13 @@ export function createLoginHandler(
   options: LoginHandlerOptions = {},
 ): (request: Request) => Promise<Response> {
   const clock = options.clock ?? Date.now;
+  const signer = options.sessionManager?.signer ?? (options.secret ? new HmacSigner(options.secret) : null);
+  if (!signer) {
+    throw new AuthError("config_missing", {
+      status: 500,
+      message: "createLoginHandler needs options.sessionManager or options.secret to sign the sign-in flow",
+    });
+  }
   return async (request) => {
     const url = new URL(request.url);
     const organizationId = url.searchParams.get("organization_id") ?? undefined;
@@ -47,6 +64,7 @@ export function createLoginHandler(
         ...(organizationId ? { organizationId } : {}),
         secure: isSecure(redirectUrl),
         now: clock(),
+        signer,
       });
       const location = identityClient.getAuthorizationUrl({
         redirectUri: redirectUrl,
@@ -80,19 +98,16 @@ export async function handleCallback(
   const url = new URL(request.url);
   const clock = options.clock ?? sessionManager.config.clock;
   const state = url.searchParams.get("state") ?? "";
-  const check = takeLoginFlow(request, state, isSecure(redirectUrl), clock());
+  const check = await takeLoginFlow(request, state, isSecure(redirectUrl), clock(), sessionManager.signer);
   const clear: HeadersInit = check.clearCookie ? [["Set-Cookie", check.clearCookie]] : [];
 
   const providerError = url.searchParams.get("error");
-  if (providerError) {
-    const description = url.searchParams.get("error_description");
-    return errorPage(
-      request,
-      400,
-      "access_denied",
-      `The identity provider did not sign you in (${providerError.slice(0, 100)}${description ? `: ${description.slice(0, 200)}` : ""}).`,
-      { retryLogin: true, headers: clear },
-    );
+  if (providerError !== null) {
+    // Never the query's own words: anyone can craft this URL and send it to a person.
+    return errorPage(request, 400, "access_denied", providerErrorMessage(providerError), {
+      retryLogin: true,
+      headers: clear,
+    });
   }
   const code = url.searchParams.get("code");
   if (!code || code.length > 2048) {
@@ -114,6 +129,8 @@ export async function handleCallback(
   const flow: LoginFlow = check.flow;
   try {
     const auth = await identityClient.authenticateWithCode({ code, codeVerifier: flow.codeVerifier });
+    // The provider's answer decides the tenant; a requested one is only a wish, and createSession
+    // refuses either unless the user is a member (403 organization_not_allowed).
     const organizationId = auth.organizationId ?? flow.organizationId;
     const { response } = await sessionManager.createSession(auth.user, organizationId, {
       userAgent: request.headers.get("User-Agent") ?? undefined,

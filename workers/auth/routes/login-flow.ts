@@ -4,15 +4,26 @@
  * short-lived cookie whose name carries the flow id, so two tabs signing in
  * at once each keep their own. The cookie is `__Host-` (HttpOnly, Secure,
  * SameSite=Lax) whenever the redirect URL is https, so no sibling subdomain
- * can plant one. It never holds anything but this flow's own values.
+ * can plant one. It never holds anything but this flow's own values, and its
+ * value is signed (HMAC under the session secret, purpose `login-flow|`, bound
+ * to the state nonce): a browser cannot swap the organization or return path.
  */
 import { buildSetCookie, parseCookie } from "../cookies";
-import { base64url, fromBase64url, type RandomSource, randomToken, sha256Base64url, timingSafeEqual } from "../crypto";
+import {
+  base64url,
+  fromBase64url,
+  type HmacSigner,
+  type RandomSource,
+  randomToken,
+  sha256Base64url,
+  timingSafeEqual,
+} from "../crypto";
 
 /** How long a person has between starting and finishing a login. */
 export const LOGIN_FLOW_TTL_SECONDS = 600;
 const MAX_OPEN_FLOWS = 5;
 const BASE_NAME = "gh_login_";
+const PURPOSE = "login-flow|";
 
 export interface LoginFlow {
   state: string;
@@ -38,7 +49,14 @@ function cookieOptions(secure: boolean, maxAge: number) {
 /** Starts a flow: fresh state and verifier, the S256 challenge, and the Set-Cookie headers to send. */
 export async function startLoginFlow(
   request: Request,
-  input: { returnTo: string; organizationId?: string; secure: boolean; now: number; random?: RandomSource },
+  input: {
+    returnTo: string;
+    organizationId?: string;
+    secure: boolean;
+    now: number;
+    signer: HmacSigner;
+    random?: RandomSource;
+  },
 ): Promise<{ flow: LoginFlow; codeChallenge: string; setCookies: string[] }> {
   const flow: LoginFlow = {
     state: randomToken(32, input.random),
@@ -47,7 +65,8 @@ export async function startLoginFlow(
     ...(input.organizationId ? { organizationId: input.organizationId } : {}),
     expiresAt: input.now + LOGIN_FLOW_TTL_SECONDS * 1000,
   };
-  const value = base64url(new TextEncoder().encode(JSON.stringify(flow)));
+  const payload = base64url(new TextEncoder().encode(JSON.stringify(flow)));
+  const value = `${payload}.${await input.signer.sign(signedData(flow.state, payload))}`;
   const setCookies = [
     buildSetCookie(cookieName(flow.state, input.secure), value, cookieOptions(input.secure, LOGIN_FLOW_TTL_SECONDS)),
   ];
@@ -65,14 +84,33 @@ export type FlowCheck =
   | { ok: true; flow: LoginFlow; clearCookie: string }
   | { ok: false; reason: "missing" | "mismatch" | "expired"; clearCookie?: string };
 
-/** Finds and checks the flow for a callback's `state`. One-time: the caller always clears the cookie. */
-export function takeLoginFlow(request: Request, state: string, secure: boolean, now: number): FlowCheck {
+/** What the flow cookie's signature covers: the purpose, the state nonce and the payload. */
+function signedData(state: string, payload: string): string {
+  return `${PURPOSE}${state}|${payload}`;
+}
+
+/**
+ * Finds and checks the flow for a callback's `state`: the cookie must carry a valid
+ * signature over this state and its payload. One-time: the caller always clears the cookie.
+ */
+export async function takeLoginFlow(
+  request: Request,
+  state: string,
+  secure: boolean,
+  now: number,
+  signer: HmacSigner,
+): Promise<FlowCheck> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(state)) return { ok: false, reason: "mismatch" };
   const name = cookieName(state, secure);
   const clearCookie = buildSetCookie(name, "", cookieOptions(secure, 0));
   const raw = parseCookie(request.headers.get("Cookie") ?? "")[name];
   if (!raw) return { ok: false, reason: "missing" };
-  const flow = decodeFlow(raw);
+  const dot = raw.lastIndexOf(".");
+  const payload = dot > 0 ? raw.slice(0, dot) : "";
+  if (!payload || !(await signer.verify(signedData(state, payload), raw.slice(dot + 1)))) {
+    return { ok: false, reason: "mismatch", clearCookie };
+  }
+  const flow = decodeFlow(payload);
   if (!flow || !timingSafeEqual(flow.state, state)) return { ok: false, reason: "mismatch", clearCookie };
   if (now >= flow.expiresAt) return { ok: false, reason: "expired", clearCookie };
   return { ok: true, flow, clearCookie };

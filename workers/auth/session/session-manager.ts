@@ -93,6 +93,13 @@ export class SessionManager {
     organizationId?: string,
     meta: SessionMeta = {},
   ): Promise<{ sessionId: string; response: Response; record: SessionRecord }> {
+    // The tenant of a session is never taken on trust: it must be one of the user's memberships.
+    if (organizationId !== undefined && !user.memberships.some((m) => m.organizationId === organizationId)) {
+      throw new AuthError("organization_not_allowed", {
+        status: 403,
+        message: "You are not a member of the organization this sign-in asked for.",
+      });
+    }
     const now = this.config.clock();
     const { cookieValue, sessionId } = await issueSessionToken(this.signer, this.config.random);
     const absoluteExpiresAt = now + this.config.absoluteTimeout * 1000;

@@ -1,0 +1,92 @@
+/**
+ * The attacker's view of the auth worker for the security suite: the deployed worker's fetch
+ * handler with the security env pointed at the local identity provider, a cookie jar, and a
+ * sign-in that goes through the real routes (login → provider code → callback).
+ */
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { inject } from "vitest";
+import { cookieHeader, cookiesFrom } from "../../auth/helpers";
+import worker from "../worker";
+
+export { cookieHeader, cookiesFrom };
+
+export const idp = inject("localIdp");
+export const ORIGIN = "https://auth.example.com";
+export const REDIRECT_URL = `${ORIGIN}/auth/callback`;
+
+export type WorkerEnv = Parameters<typeof worker.fetch>[1];
+
+/** The security env, talking to the local identity provider. */
+export const live: WorkerEnv = {
+  ...env,
+  IDENTITY_API_KEY: idp.apiKey,
+  IDENTITY_CLIENT_ID: idp.clientId,
+  IDENTITY_API_HOSTNAME: idp.hostname,
+  IDENTITY_API_PORT: String(idp.port),
+  IDENTITY_API_HTTPS: "false",
+};
+
+let ipCounter = 0;
+/** A fresh client address per request, so the route limits only trip where a test means them to. */
+export function freshIp(): string {
+  const n = ++ipCounter;
+  return `198.51.${Math.floor(n / 250) % 250}.${(n % 250) + 1}`;
+}
+
+/** Sends one request through the worker's fetch handler, as a browser from a fresh address would. */
+export async function send(
+  path: string,
+  init: RequestInit & { headers?: Record<string, string> } = {},
+  e: WorkerEnv = live,
+): Promise<Response> {
+  const request = new Request(new URL(path, ORIGIN), {
+    redirect: "manual",
+    ...init,
+    headers: { "CF-Connecting-IP": freshIp(), ...init.headers },
+  });
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(request as Parameters<typeof worker.fetch>[0], e, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
+}
+
+/** The local provider's shortcut for its sign-in page: a code for `userId` in this flow. */
+export async function providerCode(
+  authorize: URL,
+  userId: string,
+  organizationId: string | null = null,
+): Promise<Response> {
+  return fetch(`${idp.url}/__local/codes`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({
+      user_id: userId,
+      state: authorize.searchParams.get("state"),
+      code_challenge: authorize.searchParams.get("code_challenge"),
+      redirect_uri: REDIRECT_URL,
+      ...(organizationId ? { organization_id: organizationId } : {}),
+    }),
+  });
+}
+
+/** Starts a sign-in at `/auth/login?<query>` and returns the jar and the provider's authorize URL. */
+export async function startLogin(query = ""): Promise<{ jar: Record<string, string>; authorize: URL }> {
+  const start = await send(`/auth/login${query ? `?${query}` : ""}`);
+  if (start.status !== 302) throw new Error(`login answered ${start.status}`);
+  return { jar: cookiesFrom(start), authorize: new URL(start.headers.get("Location")!) };
+}
+
+/** Finishes a sign-in at the callback with the flow cookie in `jar`. */
+export async function callback(authorize: URL, code: string, jar: Record<string, string>): Promise<Response> {
+  const res = await send(`/auth/callback?code=${code}&state=${authorize.searchParams.get("state")}`, {
+    headers: { Cookie: cookieHeader(jar) },
+  });
+  cookiesFrom(res, jar);
+  return res;
+}
+
+/** GET /api/me with the jar's cookies, as JSON. */
+export async function me(jar: Record<string, string>): Promise<Response> {
+  return send("/api/me", { headers: { Cookie: cookieHeader(jar), Accept: "application/json" } });
+}
