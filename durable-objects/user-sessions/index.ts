@@ -40,6 +40,13 @@ const DEFAULT_BATCH = 500;
 // Measured on local KV: 25 concurrent deletes is the fastest (bench/sessions, see ARCHITECTURE.md).
 const KV_PARALLELISM = 25;
 const RETRY_DELAY_MS = 5_000;
+/**
+ * A multi-step job (KV deletes of a revocation, KV rewrites of a provider event) sets the alarm
+ * this far ahead in the same storage commit as the job's rows, before its first await: if the
+ * object dies before it finishes, the alarm resumes the job on restart. The inline run finishes
+ * well within it and moves the alarm to the next real deadline.
+ */
+export const CONTINUATION_GUARD_MS = 5_000;
 const DEFAULT_REWRITE_BATCH = 400;
 
 type Row = Record<string, SqlStorageValue>;
@@ -172,7 +179,7 @@ export class UserSessions extends Server<ServerEnv> {
         rewriteLimit: rewriteLimit(0, this.#rewriteBatch),
         revokeByProviderSession: (id) => this.revokeByProviderSession(id),
         revokeAll: () => this.revokeAll("user_deleted"),
-        scheduleAlarm: () => this.#scheduleAlarm(),
+        scheduleAlarm: (continuation) => this.#scheduleAlarm(continuation),
       },
       event,
     );
@@ -274,6 +281,8 @@ export class UserSessions extends Server<ServerEnv> {
         if (row) revoked++;
       }
     });
+    // Same commit as the rows above (no await in between): a crash from here on resumes the deletes.
+    this.#scheduleAlarm(true);
     const socketsClosed = this.#notifyRevoked(ids, reason, now, everyone);
     if (revoked > 0) this.#broadcastChanged();
     const pendingKvDeletes = await this.#drainKvDeletes();
@@ -340,12 +349,17 @@ export class UserSessions extends Server<ServerEnv> {
   /**
    * One alarm: now if KV deletes are pending, else when the next rewrite is
    * due or the earliest expiry (sessions, tombstones, provider-event state), else none.
+   * `continuation`: called before a job's inline run, so the alarm is at most
+   * `CONTINUATION_GUARD_MS` away and never sooner (the inline run is still going).
+   * Never awaited: the alarm write joins the storage commit of the caller's rows.
    */
-  #scheduleAlarm(): void {
+  #scheduleAlarm(continuation = false): void {
     const sql = this.ctx.storage.sql;
+    const now = Date.now();
     const pending = Number(sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM kv_deletes").one().n);
     if (pending > 0) {
-      this.ctx.storage.setAlarm(Date.now() + (this.#drainFailed ? RETRY_DELAY_MS : 0)).catch(alarmFailed);
+      const at = continuation ? now + CONTINUATION_GUARD_MS : now + (this.#drainFailed ? RETRY_DELAY_MS : 0);
+      this.ctx.storage.setAlarm(at).catch(alarmFailed);
       return;
     }
     const expiry = sql
@@ -359,7 +373,10 @@ export class UserSessions extends Server<ServerEnv> {
     const rewrite = this.#rewrites.nextDue();
     const candidates = [expiry, rewrite].filter((t): t is number => t !== null).map(Number);
     if (candidates.length === 0) this.ctx.storage.deleteAlarm().catch(alarmFailed);
-    else this.ctx.storage.setAlarm(Math.min(...candidates)).catch(alarmFailed);
+    else {
+      const at = Math.min(...candidates);
+      this.ctx.storage.setAlarm(continuation ? Math.max(at, now + CONTINUATION_GUARD_MS) : at).catch(alarmFailed);
+    }
   }
 }
 

@@ -19,7 +19,8 @@ export interface ProviderEventHost {
   rewriteLimit: number;
   revokeByProviderSession(providerSessionId: string): Promise<RevocationResult>;
   revokeAll(): Promise<RevocationResult>;
-  scheduleAlarm(): void;
+  /** `continuation`: before an inline run of queued work, so a crash mid-run resumes it (see UserSessions). */
+  scheduleAlarm(continuation?: boolean): void;
 }
 
 export async function applyProviderEvent(host: ProviderEventHost, event: ProviderEvent): Promise<ProviderEventResult> {
@@ -82,6 +83,8 @@ export async function applyProviderEvent(host: ProviderEventHost, event: Provide
     now + PROCESSED_EVENT_TTL_MS,
   );
   result.sessionsQueued = rewrites.enqueueLive(event.organizationId, now);
+  // Same commit as the queued rows (no await in between): a crash from here on resumes the rewrites.
+  host.scheduleAlarm(true);
   const drained = await rewrites.drain(host.rewriteLimit);
   host.scheduleAlarm();
   return { ...result, sessionsRewritten: drained.rewritten, pendingRewrites: rewrites.pending() };
