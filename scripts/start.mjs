@@ -29,6 +29,16 @@ const devVars = Object.fromEntries(
     .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
 );
 
+// The auth worker's own configuration rules (workers/auth/config/rules.ts), checked before anything starts:
+// the worker would otherwise answer 503 to every request.
+const { checkAuthEnvironment, describeProblems } = await import("../workers/auth/config/rules.ts");
+const verdict = checkAuthEnvironment(devVars);
+if (!verdict.ok) {
+  for (const line of describeProblems(verdict.problems)) console.error(`gatehouse: .dev.vars: ${line}`);
+  console.error("gatehouse: fix .dev.vars (or delete it to get fresh local secrets) and run npm start again.");
+  process.exit(1);
+}
+
 const port = process.env.PORT ?? "8787";
 const vars = [];
 let idp;
@@ -36,7 +46,7 @@ if (!devVars.IDENTITY_API_KEY) {
   const { startLocalIdp, LOCAL_IDP_DEFAULTS } = await import("./local-idp/index.ts");
   const idpPort = Number(process.env.LOCAL_IDP_PORT ?? LOCAL_IDP_DEFAULTS.port);
   // The provider signs and delivers its events (revoke session, change role, delete user) to our webhook.
-  const webhookSecret = devVars.IDENTITY_WEBHOOK_SECRET || randomBytes(24).toString("base64url");
+  const webhookSecret = devVars.IDENTITY_WEBHOOK_SECRET || randomBytes(32).toString("base64url");
   idp = await startLocalIdp({
     port: idpPort,
     apiKey: LOCAL_IDP_DEFAULTS.apiKey,

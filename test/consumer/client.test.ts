@@ -60,10 +60,16 @@ describe("AuthServiceClient against the auth worker's AuthService", () => {
   });
 
   it("reports an exception in the auth worker as auth_service_error 502, keeping it only as the cause", async () => {
-    const err = await failure(new AuthServiceClient(env.AUTH_MISCONFIGURED).listSessions("user_x"));
+    const err = await failure(new AuthServiceClient(env.AUTH_BROKEN).listSessions("user_x"));
     expect(err).toMatchObject({ code: "auth_service_error", status: 502, retryable: false, method: "listSessions" });
     expect(err.message).not.toContain("SESSION_SECRET");
     expect((err.cause as Error).message).toContain("SESSION_SECRET");
+  });
+
+  it("reports a misconfigured auth worker (refused configuration) as auth_service_unavailable 503", async () => {
+    const err = await failure(new AuthServiceClient(env.AUTH_MISCONFIGURED).listSessions("user_x"));
+    expect(err).toMatchObject({ code: "auth_service_unavailable", status: 503, method: "listSessions" });
+    expect(err.message).not.toContain("SESSION_SECRET");
   });
 
   it("reports the auth worker's own 503 (store down) as auth_service_unavailable", async () => {

@@ -155,12 +155,21 @@ describe("example consumer: the auth worker failing", () => {
   });
 
   it("answers 502 JSON, without the auth worker's message, when it throws", async () => {
-    // The real auth worker without SESSION_SECRET throws AuthError("config_missing") on every call.
+    // An auth worker with a bug: an unexpected error, internal words in its message.
     const { cookie } = await signIn(people.ada());
-    const res = await visitWith("AUTH_MISCONFIGURED", "/api/me", { cookie });
+    const res = await visitWith("AUTH_BROKEN", "/api/me", { cookie });
     expect(res.status).toBe(502);
     const body = await res.text();
     expect(JSON.parse(body)).toEqual({ error: "auth_service_error", message: "The sign-in service failed to answer." });
+    expect(body).not.toContain("SESSION_SECRET");
+  });
+
+  it("answers 503 JSON when the auth worker refuses its configuration (no SESSION_SECRET)", async () => {
+    const { cookie } = await signIn(people.ada());
+    const res = await visitWith("AUTH_MISCONFIGURED", "/api/me", { cookie });
+    expect(res.status).toBe(503);
+    const body = await res.text();
+    expect(JSON.parse(body)).toMatchObject({ error: "auth_service_unavailable" });
     expect(body).not.toContain("SESSION_SECRET");
   });
 

@@ -60,7 +60,7 @@ export function visit(path: string, options: Visit = {}): Promise<Response> {
   return exports.default.fetch(request(path, options));
 }
 
-type FailingBinding = "AUTH_DOWN" | "AUTH_MISCONFIGURED" | "AUTH_STORE_DOWN";
+type FailingBinding = "AUTH_DOWN" | "AUTH_MISCONFIGURED" | "AUTH_STORE_DOWN" | "AUTH_BROKEN";
 const swapped = new Map<FailingBinding, ConsumerEnv>();
 
 /** The same consumer code with AUTH bound to a failing auth worker instead. */

@@ -32,6 +32,16 @@ export class StoreDownAuthService extends AuthService {
   }
 }
 
+/** `AuthService` with a bug: an unexpected error (internal words in its message) on every call. */
+export class BrokenAuthService extends AuthService {
+  override async resolveSession(): Promise<never> {
+    throw new Error("internal: SESSION_SECRET table sess: missing at worker.js:12:34");
+  }
+  override async listSessions(): Promise<never> {
+    throw new Error("internal: SESSION_SECRET table sess: missing at worker.js:12:34");
+  }
+}
+
 /** `AuthService` that answers `resolveSession` only after 500 ms. */
 export class SlowAuthService extends AuthService {
   override async resolveSession(cookieHeader: string | null) {

@@ -18,7 +18,8 @@ export type AuthErrorCode =
   | "forbidden"
   | "organization_not_allowed"
   | "unauthenticated"
-  | "invalid_request";
+  | "invalid_request"
+  | "service_unavailable";
 
 export class AuthError extends GatehouseError<AuthErrorCode> {
   override name = "AuthError";

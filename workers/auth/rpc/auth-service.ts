@@ -9,6 +9,7 @@ import { WorkerEntrypoint } from "cloudflare:workers";
 import { DORateLimiter, type RateLimitDecision, StatefulObjectClient } from "gatehouse";
 import type { RevocationResult, SessionInfo } from "../../../durable-objects/user-sessions";
 import { type AuthWorkerEnv, authApplication } from "../app";
+import { assertConfigured } from "../config";
 import { isSessionId, isUserId } from "../ids";
 import { SessionManager } from "../session/session-manager";
 import type { AppUser } from "../types";
@@ -22,6 +23,7 @@ export interface RpcSession {
 
 export class AuthService extends WorkerEntrypoint<AuthWorkerEnv> {
   get #sessions(): SessionManager {
+    assertConfigured(this.env);
     return authApplication(this.env).container.resolve(SessionManager);
   }
 
@@ -63,6 +65,7 @@ export class AuthService extends WorkerEntrypoint<AuthWorkerEnv> {
   async checkRateLimit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
     if (typeof key !== "string" || key.length === 0 || key.length > 512)
       throw new TypeError("key must be a string of 1-512 characters");
+    assertConfigured(this.env);
     const namespace = this.env.RATE_LIMITER;
     if (!namespace) throw new TypeError("this auth worker has no RATE_LIMITER binding");
     // The limiter validates limit and window (RateLimitError("invalid_config") names the bad value).

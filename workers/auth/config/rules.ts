@@ -1,0 +1,133 @@
+/**
+ * @module
+ * The auth worker's environment rules, as a pure validator: secrets of at
+ * least 32 characters that are not placeholders, and a redirect URL that is
+ * https unless it is on loopback. No imports: `npm start` (Node) runs the same
+ * rules over `.dev.vars` before it starts anything. It never returns a value
+ * of a secret, only the variable's name and the rule it broke.
+ */
+
+/** Secrets the worker holds; each is checked when set. */
+export const SECRET_VARIABLES = [
+  "SESSION_SECRET",
+  "SESSION_SECRET_PREVIOUS",
+  "ADMIN_API_TOKEN",
+  "IDENTITY_WEBHOOK_SECRET",
+] as const;
+
+export const MIN_SECRET_LENGTH = 32;
+
+/** Whole values (lower-cased, separators dropped) that are someone's placeholder, not a secret. */
+const PLACEHOLDERS = new Set([
+  "changeme",
+  "changeit",
+  "replaceme",
+  "secret",
+  "password",
+  "random",
+  "placeholder",
+  "example",
+  "test",
+  "todo",
+  "default",
+  "insecure",
+  "yoursecret",
+  "yoursecrethere",
+  "secrethere",
+  "sessionsecret",
+  "admintoken",
+  "webhooksecret",
+]);
+
+/** Words that make a value a placeholder wherever they stand. */
+const PLACEHOLDER_WORDS =
+  /change[-_ ]?me|replace[-_ ]?me|placeholder|your[-_ ]?(secret|token|key)|do[-_ ]?not[-_ ]?use/i;
+/** Template markers: `__RANDOM__`, `<secret>`, `${SECRET}`, `{{secret}}`. */
+const TEMPLATE = /^(__.*__|<.*>|\$\{.*\}|\{\{.*\}\})$/s;
+/** Fewer distinct characters than this cannot be a random secret. */
+const MIN_DISTINCT = 8;
+
+export type ConfigRule = "too_short" | "placeholder" | "low_variety" | "required" | "not_a_url" | "http_not_loopback";
+
+export interface ConfigProblem {
+  variable: string;
+  rule: ConfigRule;
+}
+
+export type ConfigCheck = { ok: true } | { ok: false; problems: ConfigProblem[] };
+
+/** What each rule means, for the log line that names the variable. */
+export const RULE_TEXT: Readonly<Record<ConfigRule, string>> = {
+  too_short: `must be at least ${MIN_SECRET_LENGTH} characters (generate one: openssl rand -base64 32)`,
+  placeholder: "is a placeholder, not a secret (generate one: openssl rand -base64 32)",
+  low_variety: `has fewer than ${MIN_DISTINCT} distinct characters: not a random secret`,
+  required: "is required",
+  not_a_url: "is not a URL",
+  http_not_loopback:
+    "is http: on a host that is not loopback; use https (cookies would lose Secure and the __Host- prefix)",
+};
+
+/** Why `value` is not an acceptable secret, or null when it is. */
+export function secretProblem(
+  value: string,
+): Exclude<ConfigRule, "required" | "not_a_url" | "http_not_loopback"> | null {
+  const normalized = value.toLowerCase().replace(/[^a-z0-9]/g, "");
+  if (TEMPLATE.test(value.trim()) || PLACEHOLDERS.has(normalized) || PLACEHOLDER_WORDS.test(value)) {
+    return "placeholder";
+  }
+  if (value.length < MIN_SECRET_LENGTH) return "too_short";
+  if (new Set(value).size < MIN_DISTINCT) return "low_variety";
+  return null;
+}
+
+/** 127.0.0.0/8, ::1 and localhost (with or without brackets). */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** Why a redirect URL is not acceptable, or null. */
+export function redirectUrlProblem(value: string): "not_a_url" | "http_not_loopback" | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "not_a_url";
+  }
+  if (url.protocol === "https:") return null;
+  if (url.protocol === "http:" && isLoopbackHost(url.hostname)) return null;
+  return url.protocol === "http:" ? "http_not_loopback" : "not_a_url";
+}
+
+/**
+ * Checks the environment of an auth worker. `required` names the variables that must be set
+ * (the deployed worker needs SESSION_SECRET and AUTH_REDIRECT_URL); every secret that is set
+ * must pass `secretProblem`, and the redirect URL `redirectUrlProblem`.
+ */
+export function checkAuthEnvironment(
+  env: Readonly<Record<string, unknown>>,
+  required: readonly string[] = ["SESSION_SECRET", "AUTH_REDIRECT_URL"],
+): ConfigCheck {
+  const problems: ConfigProblem[] = [];
+  for (const variable of required) {
+    const value = env[variable];
+    if (typeof value !== "string" || value.length === 0) problems.push({ variable, rule: "required" });
+  }
+  for (const variable of SECRET_VARIABLES) {
+    const value = env[variable];
+    if (typeof value !== "string" || value.length === 0) continue;
+    const rule = secretProblem(value);
+    if (rule) problems.push({ variable, rule });
+  }
+  const redirect = env.AUTH_REDIRECT_URL;
+  if (typeof redirect === "string" && redirect.length > 0) {
+    const rule = redirectUrlProblem(redirect);
+    if (rule) problems.push({ variable: "AUTH_REDIRECT_URL", rule });
+  }
+  return problems.length === 0 ? { ok: true } : { ok: false, problems };
+}
+
+/** One log line per problem: the variable and the rule, never the value. */
+export function describeProblems(problems: readonly ConfigProblem[]): string[] {
+  return problems.map((p) => `${p.variable} ${RULE_TEXT[p.rule]}`);
+}
