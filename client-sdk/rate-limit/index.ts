@@ -26,7 +26,14 @@ export {
   STORE_FAILURE_RETRY_AFTER,
   type StoreUnavailableBody,
 } from "./headers";
-export { defaultKeyExtractor, EDGE_CONNECTING_IP_HEADER, type KeyExtractor, UNKNOWN_KEY } from "./key";
+export {
+  addressKey,
+  defaultKeyExtractor,
+  EDGE_CONNECTING_IP_HEADER,
+  edgeAddressKeyExtractor,
+  type KeyExtractor,
+  UNKNOWN_KEY,
+} from "./key";
 export { KV_SYNC_INTERVAL_MS, KVRateLimiter } from "./kv";
 export { type RateLimitDecision, RateLimiter, type RateLimitSource } from "./limiter";
 export { BlockedKeys, blockedKeysFor, MAX_BLOCKED_KEYS } from "./memory";

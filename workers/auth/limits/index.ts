@@ -1,13 +1,21 @@
 /**
  * @module
  * Default rate limits of the auth worker's own routes (login, callback,
- * admin): one `DORateLimiter` per route family, keyed by client address,
- * exact and shared by every location. A browser that hits a limit gets a
+ * admin): one `DORateLimiter` per route family, keyed by client address
+ * (`CF-Connecting-IP` only, never the client-settable `X-Forwarded-For`; an
+ * IPv6 client by its /64), exact and shared by every location. A browser that hits a limit gets a
  * readable 429 page (API clients keep the JSON body); `Retry-After` and the
  * draft-10 headers are kept either way. Without a RATE_LIMITER binding the
  * routes are not limited, and the worker says so once in its logs.
  */
-import { DORateLimiter, type Middleware, type Next, StatefulObjectClient, toHono } from "gatehouse";
+import {
+  DORateLimiter,
+  edgeAddressKeyExtractor,
+  type Middleware,
+  type Next,
+  StatefulObjectClient,
+  toHono,
+} from "gatehouse";
 import type { MiddlewareHandler } from "hono";
 import type { RateLimiterDO } from "../../../durable-objects/rate-limiter";
 import { errorPage, wantsJson } from "../routes/pages";
@@ -39,6 +47,7 @@ export function routeLimiter(env: LimitsEnv, family: AuthRouteFamily): Middlewar
   }
   const limiter = new DORateLimiter(new StatefulObjectClient(env.RATE_LIMITER), {
     ...AUTH_RATE_LIMITS[family],
+    keyExtractor: edgeAddressKeyExtractor,
     prefix: `rl:auth:${family}:`,
     policyName: `auth-${family}`,
   });
