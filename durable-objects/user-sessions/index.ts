@@ -37,6 +37,8 @@ export interface UserSessionsEnv {
 export const SESSION_HEADER = "x-gatehouse-session";
 
 const DEFAULT_BATCH = 500;
+/** WebSocket close code for a failure on our side (RFC 6455 1011); the reason is always generic. */
+const CLOSE_INTERNAL_ERROR = 1011;
 // Measured on local KV: 25 concurrent deletes is the fastest (bench/sessions, see ARCHITECTURE.md).
 const KV_PARALLELISM = 25;
 const RETRY_DELAY_MS = 5_000;
@@ -210,18 +212,53 @@ export class UserSessions extends Server<ServerEnv> {
 
   // ---- partyserver hooks --------------------------------------------------
 
+  /**
+   * Only the upgrade, the path and our session header reach partyserver: its own control headers
+   * (`x-partykit-props`, `x-partykit-room`, …) are never taken from a request, so nothing a client
+   * could have slipped past a worker is parsed here. Any failure answers a generic error: partyserver
+   * would send the stack (as the body, or over the socket).
+   */
+  override async fetch(request: Request): Promise<Response> {
+    const headers = new Headers();
+    const upgrade = request.headers.get("Upgrade");
+    const sessionId = request.headers.get(SESSION_HEADER);
+    if (upgrade) headers.set("Upgrade", upgrade);
+    if (sessionId) headers.set(SESSION_HEADER, sessionId);
+    try {
+      return await super.fetch(new Request(request.url, { method: request.method, headers }));
+    } catch (err) {
+      console.error("gatehouse: session object fetch failed", err instanceof Error ? err.message : err);
+      return Response.json({ error: "internal_error", message: "Internal Server Error" }, { status: 500 });
+    }
+  }
+
   override getConnectionTags(_connection: Connection, ctx: ConnectionContext): string[] {
     const sessionId = ctx.request.headers.get(SESSION_HEADER);
     return sessionId ? [`s:${sessionId}`] : [];
   }
 
   override onConnect(connection: Connection, ctx: ConnectionContext): void {
-    const sessionId = ctx.request.headers.get(SESSION_HEADER);
-    if (!sessionId || !this.isActive(sessionId)) {
-      connection.close(CLOSE_SESSION_INACTIVE, "session inactive");
-      return;
+    try {
+      const sessionId = ctx.request.headers.get(SESSION_HEADER);
+      if (!sessionId || !this.isActive(sessionId)) {
+        connection.close(CLOSE_SESSION_INACTIVE, "session inactive");
+        return;
+      }
+      connection.setState({ sessionId });
+    } catch (err) {
+      // Never partyserver's answer to a throw (the stack, sent over the socket): a generic close.
+      console.error("gatehouse: live connection setup failed", err instanceof Error ? err.message : err);
+      connection.close(CLOSE_INTERNAL_ERROR, "internal error");
     }
-    connection.setState({ sessionId });
+  }
+
+  override onError(connection: Connection, error: unknown): void {
+    console.error("gatehouse: live connection error", error instanceof Error ? error.message : error);
+    try {
+      connection.close(CLOSE_INTERNAL_ERROR, "internal error");
+    } catch {
+      // Already closed.
+    }
   }
 
   override onMessage(connection: Connection, message: string | ArrayBuffer | ArrayBufferView): void {

@@ -4,7 +4,8 @@
  * on that user's `UserSessions` object through partyserver. Only this class
  * is routable (partyserver would otherwise reach every Durable Object binding
  * in env); the upgrade must carry a session cookie of that very user, from
- * this site's origin. Everything else under `/parties/` is 404.
+ * this site's origin. Everything else under `/parties/` is 404. The object
+ * receives a request this route built, never the browser's headers.
  */
 import { routePartykitRequest } from "partyserver";
 import type { UserSessions } from "../../../durable-objects/user-sessions";
@@ -17,6 +18,21 @@ export const LIVE_PARTY = "user-sessions";
 
 function json(status: number, error: string, message: string): Response {
   return Response.json({ error, message }, { status, headers: { "Cache-Control": "no-store" } });
+}
+
+/** partysocket's connection id (`?_pk=`): kept when it is a plain id, dropped otherwise. */
+const CONNECTION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * The request the session object sees, built from scratch: the upgrade, the path (the user), the
+ * connection id and the session id this worker verified. No header of the browser's passes, so
+ * none of partyserver's own (`x-partykit-props`, `x-partykit-room`, …) can be supplied by a client.
+ */
+function objectRequest(url: URL, sessionId: string): Request {
+  const target = new URL(url.pathname, url.origin);
+  const connectionId = url.searchParams.get("_pk");
+  if (connectionId !== null && CONNECTION_ID.test(connectionId)) target.searchParams.set("_pk", connectionId);
+  return new Request(target, { method: "GET", headers: { Upgrade: "websocket", [SESSION_HEADER]: sessionId } });
 }
 
 export async function routeLiveChannel(
@@ -43,9 +59,7 @@ export async function routeLiveChannel(
       const session = await sessions.resolveSession(req);
       if (!session) return json(401, "unauthenticated", "Sign in first");
       if (session.user.id !== lobby.name) return json(403, "forbidden", "This channel belongs to another user");
-      const forwarded = new Request(req);
-      forwarded.headers.set(SESSION_HEADER, session.sessionId);
-      return forwarded;
+      return objectRequest(url, session.sessionId);
     },
   });
   return response ?? json(404, "not_found", `No route for ${request.method} ${url.pathname}`);
