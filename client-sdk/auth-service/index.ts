@@ -16,6 +16,13 @@ export {
   type AuthServiceErrorOptions,
   toAuthServiceError,
 } from "./errors";
+export {
+  type LogoutRefusal,
+  logoutRefusal,
+  type ServiceLogoutClient,
+  ServiceLogoutHandler,
+  type ServiceLogoutOptions,
+} from "./logout";
 export { loginUrlFor, ServiceAuthMiddleware, type ServiceAuthMiddlewareOptions } from "./middleware";
 export type {
   AppUser,

@@ -31,10 +31,12 @@ describe("GET /account/sessions (page)", () => {
     expect(page.html).toContain("Chrome 131 on Android");
     expect(page.html).toContain("IP 203.0.113.7");
     expect(page.html).toContain("organization globex");
-    // One form per other session, plus "sign out everywhere else"; all carry the page's CSRF token.
+    // One form per other session, plus "sign out everywhere else" and this device's sign-out (a POST,
+    // never a link); all carry the page's CSRF token.
     expect(page.forms.map((f) => f.action)).toEqual([
       `/account/sessions/${older.sessionId}/revoke`,
       "/account/sessions/revoke-others",
+      "/auth/logout",
     ]);
     expect(page.csrf).toMatch(/^[\w-]+\.[\w-]+$/);
     for (const form of page.forms) expect(form.csrf).toBe(page.csrf);
@@ -42,11 +44,11 @@ describe("GET /account/sessions (page)", () => {
     expect(page.html).toContain("Sign out everywhere else");
   });
 
-  it("with one session only, offers no sign-out forms", async () => {
+  it("with one session only, offers no sign-out forms but this device's own", async () => {
     const me = await signIn(freshUser());
     const page = await openPage(me);
     expect(page.items).toEqual([{ id: me.sessionId, current: true }]);
-    expect(page.forms).toEqual([]);
+    expect(page.forms.map((f) => f.action)).toEqual(["/auth/logout"]);
     expect(page.html).toContain("not signed in anywhere else");
   });
 

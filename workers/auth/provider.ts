@@ -6,13 +6,16 @@
  * (SESSIONS, SESSION_SECRET, AUTH_REDIRECT_URL, IDENTITY_*) or options; a
  * missing value fails with an error naming it, never a silent default.
  */
-import { type Application, ServiceProvider, Token } from "gatehouse";
+import { type Application, ServiceProvider, Token, toHono } from "gatehouse";
+import type { Context, MiddlewareHandler } from "hono";
 import type { UserSessions } from "../../durable-objects/user-sessions";
 import { AuthError } from "./errors";
 import { DefaultIdentityClient, type IdentityEnv } from "./identity/default-identity-client";
 import { type IdentityClient, IdentityClientToken } from "./identity/identity-client";
 import { type LimitsEnv, routeLimiter } from "./limits";
+import { CsrfMiddleware, csrfToken } from "./middleware/csrf";
 import { createLoginHandler, handleCallback, handleLogout } from "./routes/handlers";
+import { isOwnLogoutNavigation, logoutConfirmPage } from "./routes/logout";
 import { parseOrigins } from "./routes/return-to";
 import type { SessionManagerOptions } from "./session/config";
 import { KVSessionStore } from "./session/kv-session-store";
@@ -140,12 +143,25 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
         { returnOrigins: c.resolve(AuthConfigToken).returnOrigins },
       ),
     );
-    app.hono.get("/auth/logout", (ctx) =>
+    // Logout: CSRF tokens are issued on GET and required on POST. A GET signs out only when it is
+    // the person's own navigation (fetch metadata); any other GET gets a confirm page that POSTs.
+    let csrf: MiddlewareHandler | undefined;
+    app.hono.use("/auth/logout", (ctx, next) =>
+      (csrf ??= toHono(
+        new CsrfMiddleware(c.resolve(SessionManager), { allowedOrigins: c.resolve(AuthConfigToken).returnOrigins }),
+      ))(ctx, next),
+    );
+    const logout = (ctx: Context) =>
       handleLogout(ctx.req.raw, c.resolve(SessionManager), "/", {
         identityClient: c.resolve(IdentityClientToken),
         waitUntil: waitUntilOf(ctx),
-      }),
+      });
+    app.hono.get("/auth/logout", (ctx) =>
+      isOwnLogoutNavigation(ctx.req.raw, c.resolve(AuthConfigToken).returnOrigins)
+        ? logout(ctx)
+        : logoutConfirmPage(ctx.req.raw, csrfToken(ctx.req.raw)),
     );
+    app.hono.post("/auth/logout", logout);
   }
 }
 

@@ -19,16 +19,19 @@ export function displayName(user: AppUser): string {
   return `${user.firstName} ${user.lastName}`.trim() || user.email;
 }
 
-export function homePage(user: AppUser | null, links: { login: string; logout: string }, notice?: string): Response {
+/** Sign-out is a POST to this worker's own `/logout` (same-origin check, revoked over RPC). */
+const SIGN_OUT = `<form method="post" action="/logout"><button type="submit">Sign out</button></form>`;
+
+export function homePage(user: AppUser | null, links: { login: string }, notice?: string): Response {
   const who = user
     ? `<p>Signed in as <strong>${escapeHtml(displayName(user))}</strong>.</p>
-<p><a href="/dashboard">Dashboard</a> · <a href="${escapeHtml(links.logout)}">Sign out</a></p>`
+<p><a href="/dashboard">Dashboard</a></p>${SIGN_OUT}`
     : `<p>You are not signed in.</p><p><a href="${escapeHtml(links.login)}">Sign in</a></p>`;
   const note = notice ? `<p class="muted">${escapeHtml(notice)}</p>` : "";
   return page("Example consumer", `<h1>Example consumer</h1>${who}${note}`);
 }
 
-export function dashboardPage(user: AppUser, organization: OrganizationMembership | null, logout: string): Response {
+export function dashboardPage(user: AppUser, organization: OrganizationMembership | null): Response {
   const org = organization
     ? `<p>Organization: <strong>${escapeHtml(organization.organizationSlug)}</strong> (role: ${escapeHtml(organization.role)})</p>`
     : `<p>Organization: <em>none</em></p>`;
@@ -41,7 +44,7 @@ export function dashboardPage(user: AppUser, organization: OrganizationMembershi
   return page(
     "Dashboard",
     `<h1>Dashboard</h1><p>Hello, <strong>${escapeHtml(displayName(user))}</strong>.</p>${org}
-<ul>${orgs}</ul><p><a href="/">Home</a> · <a href="${escapeHtml(logout)}">Sign out</a></p>`,
+<ul>${orgs}</ul><p><a href="/">Home</a></p>${SIGN_OUT}`,
   );
 }
 

@@ -3,7 +3,8 @@
  * The example consumer's routes, as a `ServiceProvider`: a public home page,
  * the signed-in dashboard (`/dashboard`, `/org/<slug>/dashboard`), an
  * admin-only page (`/org/<slug>/admin`, `RoleMiddleware("admin")`), JSON
- * `/api/me` and the metered `/api/quota` (quota.ts). Every guarded route
+ * `/api/me`, the metered `/api/quota` (quota.ts) and `POST /logout`
+ * (`ServiceLogoutHandler`: same-origin only, revoked over RPC). Every guarded route
  * resolves its user through the auth worker's `AuthService` binding; this
  * worker never sees the session secret or store.
  */
@@ -19,6 +20,7 @@ import {
   type Middleware,
   type OrganizationMembership,
   ServiceAuthMiddleware,
+  ServiceLogoutHandler,
   ServiceProvider,
   Token,
   toHono,
@@ -45,8 +47,10 @@ export class ExampleConsumerProvider extends ServiceProvider<ConsumerEnv> {
     const api: Middleware = { handle: (req, next) => c.resolve(ApiGuard).handle(req, next) };
     const links = (request: Request) => ({
       login: loginUrlFor(app.env.AUTH_LOGIN_URL, new URL("/dashboard", request.url)),
-      logout: new URL("/auth/logout", app.env.AUTH_LOGIN_URL).href,
     });
+
+    // Sign-out on this origin: a same-origin POST whose session is revoked over RPC (never a GET).
+    app.hono.post("/logout", (ctx) => new ServiceLogoutHandler(c.resolve(AuthServiceClient)).handle(ctx.req.raw));
 
     app.hono.get("/", async (ctx) => {
       let user: AppUser | null = null;
@@ -74,7 +78,7 @@ export class ExampleConsumerProvider extends ServiceProvider<ConsumerEnv> {
       const slug = currentOrganizationSlug(request);
       const organization = currentMembership(user, slug);
       if (slug && !organization) return notMemberPage(slug);
-      return dashboardPage(user, organization, links(request).logout);
+      return dashboardPage(user, organization);
     };
     app.hono.get("/dashboard", (ctx) => dashboard(ctx.req.raw));
     app.hono.get("/org/:slug/dashboard", (ctx) =>

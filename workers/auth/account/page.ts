@@ -32,7 +32,7 @@ export function accountPage(input: AccountPageInput): Promise<Response> {
 <p class="muted">Signed in as ${escapeHtml(name)} (${escapeHtml(user.email)}). <span id="live-status"></span></p>
 ${notice}<p id="signed-out" role="alert" hidden><strong>You were signed out</strong></p>
 <div id="sessions">${renderSessionList(input.sessions, input.csrf)}</div>
-<p><a href="/">Home</a> · <a href="/auth/logout">Sign out of this device</a></p>
+<form method="post" action="/auth/logout"><input type="hidden" name="_csrf" value="${escapeHtml(input.csrf)}"><p><a href="/">Home</a> · <button type="submit">Sign out of this device</button></p></form>
 </main>
 <script type="module" src="${LIVE_SCRIPT_PATH}"></script>`;
   return withContentSecurityPolicy(page("Your sessions", body), input.url);

@@ -1,13 +1,18 @@
 /**
  * @module
- * The auth worker's own small pages: `/` says who is signed in and links to
- * sign in or out. A person running `npm start` lands here after login.
+ * The auth worker's own small pages: `/` says who is signed in, links to
+ * sign in, and signs out with a CSRF-protected POST. A person running `npm start` lands here after login.
  */
-import type { Application } from "gatehouse";
+import { type Application, toHono } from "gatehouse";
+import type { MiddlewareHandler } from "hono";
+import { CsrfMiddleware, csrfToken } from "../middleware/csrf";
 import { escapeHtml, page } from "../routes/pages";
 import { SessionManager } from "../session/session-manager";
 
 export function registerHomePage<E extends object>(app: Application<E>): void {
+  // The sign-out button POSTs with a CSRF token (issued here, on GET).
+  let csrf: MiddlewareHandler | undefined;
+  app.hono.use("/", (c, next) => (csrf ??= toHono(new CsrfMiddleware(app.container.resolve(SessionManager))))(c, next));
   app.hono.get("/", async (c) => {
     const user = await app.container.resolve(SessionManager).resolveUser(c.req.raw);
     if (!user) {
@@ -25,7 +30,8 @@ export function registerHomePage<E extends object>(app: Application<E>): void {
     const res = page(
       "Gatehouse",
       `<h1>Signed in as ${escapeHtml(`${user.firstName} ${user.lastName}`.trim() || user.email)}</h1>
-<p class="muted">${escapeHtml(user.email)}</p><ul>${orgs}</ul><p><a href="/auth/logout">Sign out</a></p>`,
+<p class="muted">${escapeHtml(user.email)}</p><ul>${orgs}</ul>
+<form method="post" action="/auth/logout"><input type="hidden" name="_csrf" value="${escapeHtml(csrfToken(c.req.raw))}"><button type="submit">Sign out</button></form>`,
     );
     res.headers.set("Cache-Control", "private, no-store");
     return res;

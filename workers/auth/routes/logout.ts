@@ -2,11 +2,13 @@
  * @module
  * The spec's `handleLogout`: destroys the current session, clears the cookie
  * and redirects. Failures of the store answer a readable page and still clear
- * the cookie; nothing internal reaches the client.
+ * the cookie; nothing internal reaches the client. Also the guard of the
+ * logout route against cross-site sign-out: a GET signs out only when it is
+ * the person's own navigation; every other GET gets a confirm page that POSTs.
  */
 import type { IdentityClient } from "../identity/identity-client";
 import type { SessionManager } from "../session/session-manager";
-import { authErrorPage } from "./pages";
+import { authErrorPage, errorPage, escapeHtml, page, wantsJson } from "./pages";
 import { safeReturnTo } from "./return-to";
 
 export interface LogoutOptions {
@@ -43,4 +45,48 @@ export async function handleLogout(
     // The store failed: the browser still forgets the cookie, and the person is told.
     return authErrorPage(request, err, [["Set-Cookie", sessionManager.clearCookie()]]);
   }
+}
+
+/**
+ * Whether a GET of the logout route is the person's own navigation, which may sign out as the spec
+ * says: fetch metadata `Sec-Fetch-Site: same-origin` or `none` (typed, bookmarked), or `same-site`
+ * from this origin or a trusted one (`Origin`, else `Referer`), with `Sec-Fetch-Mode: navigate`.
+ * A request without fetch metadata (an older browser, a script) keeps the spec's behaviour.
+ * Anything else (a link or redirect from another site, an `<img>` on a sibling subdomain) is not.
+ */
+export function isOwnLogoutNavigation(request: Request, trustedOrigins: readonly string[] = []): boolean {
+  const site = request.headers.get("Sec-Fetch-Site");
+  if (site === null) return true;
+  if (request.headers.get("Sec-Fetch-Mode") !== "navigate") return false;
+  if (site === "same-origin" || site === "none") return true;
+  if (site !== "same-site") return false;
+  const from = request.headers.get("Origin") ?? originOf(request.headers.get("Referer"));
+  return from !== null && (from === new URL(request.url).origin || trustedOrigins.includes(from));
+}
+
+function originOf(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The answer to a GET of the logout route that is not the person's own navigation: a page whose
+ * button POSTs the sign-out with a CSRF token (browsers), or 403 `logout_confirm_required` (API clients).
+ */
+export function logoutConfirmPage(request: Request, csrf: string): Response {
+  if (wantsJson(request)) {
+    return errorPage(request, 403, "logout_confirm_required", "Sign out with POST /auth/logout and a CSRF token.");
+  }
+  const res = page(
+    "Sign out?",
+    `<h1>Sign out?</h1><p>Do you want to sign out of this device?</p>
+<form method="post" action="/auth/logout"><input type="hidden" name="_csrf" value="${escapeHtml(csrf)}"><button type="submit">Sign out</button></form>
+<p><a href="/">Stay signed in</a></p>`,
+  );
+  res.headers.set("Cache-Control", "private, no-store");
+  return res;
 }
