@@ -1,22 +1,52 @@
 /**
- * Where the browser tests find Chromium: Debian's `/usr/bin/chromium` (installed by
- * scripts/setup-browser.sh and by .ci/run), or `CHROMIUM_PATH`. A missing browser is a failure
- * with instructions, never a silent skip: these flows are part of `npm test`.
+ * Where the browser tests find Chromium: `CHROMIUM_PATH` (a system Chromium or Chrome), else the
+ * binary that the npm package `@sparticuz/chromium` ships, unpacked under a per-user temporary
+ * directory (its default, a fixed folder in the shared temp directory, breaks for a second user).
+ * No root, no apt, no download: `npm ci` brings everything.
+ *
+ * The package's default flags are meant for serverless sandboxes; the ones that would turn off the
+ * browser's origin checks are dropped, or every test of origins, CSRF and CSP would prove nothing.
  */
-import { accessSync, constants } from "node:fs";
+import { mkdirSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
 
-export const DEFAULT_CHROMIUM = "/usr/bin/chromium";
+/** Flags that weaken the same-origin policy, site isolation or mixed-content blocking. */
+const WEAKENING = [
+  "--disable-web-security",
+  "--single-process",
+  "--allow-running-insecure-content",
+  "--disable-site-isolation-trials",
+  "--disable-features=AudioServiceOutOfProcess,IsolateOrigins,site-per-process",
+];
 
-export function chromiumPath(): string {
-  const path = process.env.CHROMIUM_PATH || DEFAULT_CHROMIUM;
+/** Flags every run gets: quiet (no background traffic), no first-run UI. */
+const QUIET = ["--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+
+export interface ChromiumLaunch {
+  executablePath: string;
+  args: string[];
+}
+
+export async function chromiumLaunch(): Promise<ChromiumLaunch> {
+  const system = process.env.CHROMIUM_PATH;
+  if (system) return { executablePath: system, args: ["--no-sandbox", "--disable-gpu", ...QUIET] };
+  const { default: chromium } = await import("@sparticuz/chromium");
+  const dir = join(tmpdir(), `gatehouse-chromium-${userInfo().uid}`);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const previous = process.env.TMPDIR;
+  process.env.TMPDIR = dir; // the package unpacks into os.tmpdir()
   try {
-    accessSync(path, constants.X_OK);
-  } catch {
-    throw new Error(
-      `The browser tests (test/e2e) need Chromium, and there is no executable at ${path}.\n` +
-        "Install it with `sudo scripts/setup-browser.sh` (Debian/Ubuntu: apt-get install chromium),\n" +
-        "or point CHROMIUM_PATH at a Chromium or Chrome binary.",
-    );
+    const executablePath = await chromium.executablePath();
+    const args = chromium.args.filter((flag) => !WEAKENING.some((weak) => flag.startsWith(weak.split("=")[0]!)));
+    return { executablePath, args: [...args, ...QUIET] };
+  } finally {
+    if (previous === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = previous;
   }
-  return path;
+}
+
+/** True when a flag list would make the browser tests meaningless (checked by the e2e setup). */
+export function weakensOrigins(args: readonly string[]): boolean {
+  return args.some((flag) => WEAKENING.some((weak) => flag.startsWith(weak.split("=")[0]!)));
 }

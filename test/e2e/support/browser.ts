@@ -1,6 +1,6 @@
 /**
- * What every browser flow shares: Debian's Chromium driven by playwright-core (headless, no
- * sandbox, no background traffic), one browser context per person, signing in by clicking a demo
+ * What every browser flow shares: Chromium (npm's @sparticuz/chromium) driven by playwright-core
+ * (headless, no sandbox, no background traffic, no flag that weakens origin checks), one browser context per person, signing in by clicking a demo
  * user on the local identity provider's page, and a screenshot of each flow's final state.
  * Waits are on URLs and selectors only; nothing here sleeps.
  */
@@ -17,16 +17,9 @@ export const SIGN_IN_PAGE = `${stack.idpUrl}/user_management/authorize?**`;
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
-    executablePath: stack.chromium,
+    executablePath: stack.chromium.executablePath,
     headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--disable-gpu",
-      "--no-first-run",
-    ],
+    args: stack.chromium.args,
   });
 }
 
@@ -37,7 +30,8 @@ export function launchBrowser(): Promise<Browser> {
  * share one login budget. Each gets an address of its own, as on the real network.
  */
 export function newPerson(browser: Browser): Promise<BrowserContext> {
-  const address = `2001:db8::${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}`; // documentation range
+  // Documentation range, a /64 of its own (the auth routes count an IPv6 client by its /64).
+  const address = `2001:db8:${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}::1`;
   return browser.newContext({
     extraHTTPHeaders: { "CF-Connecting-IP": address },
     viewport: { width: 900, height: 700 },
