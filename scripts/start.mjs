@@ -22,6 +22,12 @@ if (!existsSync(devVarsPath)) {
   );
   console.log("gatehouse: created .dev.vars with fresh local secrets");
 }
+// The example consumer's local values (workers/example-consumer/.dev.vars), for
+// `npx wrangler dev -c workers/example-consumer/wrangler.toml` beside this worker.
+const consumerVars = resolve(root, "workers/example-consumer/.dev.vars");
+if (!existsSync(consumerVars)) {
+  writeFileSync(consumerVars, readFileSync(resolve(root, "workers/example-consumer/.dev.vars.example"), "utf8"));
+}
 const devVars = Object.fromEntries(
   readFileSync(devVarsPath, "utf8")
     .split("\n")

@@ -56,6 +56,12 @@ export async function startLocalIdp(options: LocalIdpOptions): Promise<LocalIdp>
   if (!options.apiKey) throw new TypeError("startLocalIdp: apiKey is required");
   if (!options.clientId) throw new TypeError("startLocalIdp: clientId is required");
   const host = options.host ?? "127.0.0.1";
+  if (!isLoopbackHost(host)) {
+    console.warn(
+      `local-idp: WARNING: listening on ${host}, not loopback. Anyone who can reach it can sign in as any demo user ` +
+        "and read the signed webhook deliveries (GET /__local/webhooks). It is a development tool: never expose it.",
+    );
+  }
   const now = options.now ?? Date.now;
   const config: IdpConfig = {
     apiKey: options.apiKey,
@@ -164,4 +170,10 @@ function errorReply(err: unknown, page: boolean): Reply {
   console.error("local-idp: unexpected error", err);
   if (page) return html(500, renderMessagePage("Something went wrong", "The local identity provider failed."));
   return json(500, { code: "internal_error", message: "Internal Server Error" });
+}
+
+/** 127.0.0.0/8, ::1 and localhost: the only interfaces the provider binds without a warning. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h);
 }

@@ -3,6 +3,18 @@
  * The authentication module of the spec. Exported by name; nothing else
  * under workers/auth is API.
  */
+
+export {
+  type ConfigCheck,
+  type ConfigProblem,
+  type ConfigRule,
+  checkAuthEnvironment,
+  describeProblems,
+  isLoopbackHost,
+  MIN_SECRET_LENGTH,
+  redirectUrlProblem,
+  secretProblem,
+} from "./config/rules";
 export { buildSetCookie, type CookieOptions, parseCookie, parseJwtExpiry } from "./cookies";
 export { AuthError, type AuthErrorCode } from "./errors";
 export {

@@ -27,7 +27,7 @@ import {
 } from "gatehouse";
 // Request-only helpers of the auth module: no session store, secret or identity SDK
 // comes with them (bench-bundle checks that this worker bundles none of those).
-import { OrgResolver, RoleMiddleware } from "gatehouse/auth";
+import { OrgResolver, RoleMiddleware, redirectUrlProblem } from "gatehouse/auth";
 import type { ConsumerEnv } from "./env";
 import { adminPage, dashboardPage, homePage, notMemberPage } from "./pages";
 import { registerQuotaRoute } from "./quota";
@@ -42,6 +42,16 @@ export class ExampleConsumerProvider extends ServiceProvider<ConsumerEnv> {
 
   override boot(app: Application<ConsumerEnv>): void {
     const c = app.container;
+    // Fail closed without a usable login URL (missing, not a URL, or http: off loopback): every
+    // request answers a generic 503 and the log names the variable, once.
+    const problem = app.env.AUTH_LOGIN_URL ? redirectUrlProblem(app.env.AUTH_LOGIN_URL) : "required";
+    if (problem) {
+      console.error(`example-consumer: configuration refused: AUTH_LOGIN_URL (${problem}); every request answers 503`);
+      app.use({
+        handle: () => Promise.resolve(jsonError(503, "service_unavailable", "This service is not available.")),
+      });
+      return;
+    }
     // Built on first use, so a missing binding or login URL answers a JSON error instead of failing every request at startup.
     const pages: Middleware = { handle: (req, next) => c.resolve(PageGuard).handle(req, next) };
     const api: Middleware = { handle: (req, next) => c.resolve(ApiGuard).handle(req, next) };
