@@ -146,11 +146,13 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
     // Logout: CSRF tokens are issued on GET and required on POST. A GET signs out only when it is
     // the person's own navigation (fetch metadata); any other GET gets a confirm page that POSTs.
     let csrf: MiddlewareHandler | undefined;
-    app.hono.use("/auth/logout", (ctx, next) =>
-      (csrf ??= toHono(
+    const csrfGuard = (): MiddlewareHandler => {
+      csrf ??= toHono(
         new CsrfMiddleware(c.resolve(SessionManager), { allowedOrigins: c.resolve(AuthConfigToken).returnOrigins }),
-      ))(ctx, next),
-    );
+      );
+      return csrf;
+    };
+    app.hono.use("/auth/logout", (ctx, next) => csrfGuard()(ctx, next));
     const logout = (ctx: Context) =>
       handleLogout(ctx.req.raw, c.resolve(SessionManager), "/", {
         identityClient: c.resolve(IdentityClientToken),

@@ -12,7 +12,11 @@ import { SessionManager } from "../session/session-manager";
 export function registerHomePage<E extends object>(app: Application<E>): void {
   // The sign-out button POSTs with a CSRF token (issued here, on GET).
   let csrf: MiddlewareHandler | undefined;
-  app.hono.use("/", (c, next) => (csrf ??= toHono(new CsrfMiddleware(app.container.resolve(SessionManager))))(c, next));
+  const csrfGuard = (): MiddlewareHandler => {
+    csrf ??= toHono(new CsrfMiddleware(app.container.resolve(SessionManager)));
+    return csrf;
+  };
+  app.hono.use("/", (c, next) => csrfGuard()(c, next));
   app.hono.get("/", async (c) => {
     const user = await app.container.resolve(SessionManager).resolveUser(c.req.raw);
     if (!user) {

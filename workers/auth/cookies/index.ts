@@ -34,6 +34,7 @@ export function parseCookie(cookieHeader: string): Record<string, string> {
 const NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const VALUE = /^[\x21\x23-\x2B\x2D-\x3A\x3C-\x5B\x5D-\x7E]*$/;
 const ATTRIBUTE = /^[^;\r\n\0]*$/;
+const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/;
 
 function describeBad(text: string, allowed: RegExp): string {
   for (const ch of text) {
@@ -62,6 +63,15 @@ export function buildSetCookie(name: string, value: string, options: CookieOptio
   }
   if (!VALUE.test(value)) {
     throw new TypeError(`Invalid value for cookie "${name}": contains ${describeBad(value, VALUE)}; encode it first`);
+  }
+  // Parsers (ours included) percent-decode cookie values, so "%41" would come back as "A".
+  if (PERCENT_ESCAPE.test(value)) {
+    throw new TypeError(
+      `Invalid value for cookie "${name}": contains a percent-escape (${PERCENT_ESCAPE.exec(value)![0]}) that parsers decode; encode the value (e.g. base64url) first`,
+    );
+  }
+  if (options.maxAge !== undefined && !Number.isSafeInteger(options.maxAge)) {
+    throw new RangeError(`Invalid maxAge for cookie "${name}": ${options.maxAge} is not a whole number of seconds`);
   }
   for (const key of ["domain", "path"] as const) {
     const attr = options[key];
