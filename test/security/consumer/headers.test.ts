@@ -62,6 +62,7 @@ const PATHS = [
   "/org/%3Cscript%3E/dashboard",
   "/api/me",
   "/api/quota",
+  "/logout",
   "/no/such/page",
   `/${"a".repeat(4000)}`,
 ] as const;
