@@ -8,7 +8,7 @@ import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
@@ -41,4 +41,48 @@ export async function closedPort(): Promise<number> {
   await new Promise<void>((ok) => server.close(() => ok()));
   if (address === null || typeof address === "string") throw new Error("no port");
   return address.port;
+}
+
+const compat = { compatibilityDate: "2026-11-01", compatibilityFlags: ["nodejs_compat"] };
+
+/** What the real auth worker needs (test values; the identity provider is never called). */
+const authVars = {
+  AUTH_REDIRECT_URL: "https://auth.example.com/auth/callback",
+  IDENTITY_API_KEY: "sk_test_unused",
+  IDENTITY_CLIENT_ID: "client_unused",
+};
+
+/**
+ * The `cloudflareTest` options of a project whose main worker is the example consumer (its
+ * wrangler.toml beside the config) in front of the real auth worker: "gatehouse-auth" is the
+ * bundled auth fixture (test/consumer/auth-fixture) with its KV and USER_SESSIONS Durable Object,
+ * "gatehouse-auth-misconfigured" the same bundle without SESSION_SECRET (it refuses its
+ * configuration), and AUTH_DOWN a closed loopback port: the auth worker failing for real.
+ * `prefix` keeps each project's KV namespaces apart.
+ */
+export async function consumerWithAuthWorker(prefix: string, sessionSecret: string) {
+  const authScript = await bundleWorker("test/consumer/auth-fixture/wrangler.toml");
+  const downPort = await closedPort();
+  const auth = { modules: true, scriptPath: authScript, modulesRoot: dirname(authScript), ...compat };
+  return {
+    wrangler: { configPath: "./wrangler.toml" },
+    miniflare: {
+      serviceBindings: { AUTH_DOWN: { external: { address: `127.0.0.1:${downPort}`, http: {} } } },
+      workers: [
+        {
+          name: "gatehouse-auth",
+          ...auth,
+          bindings: { ...authVars, SESSION_SECRET: sessionSecret },
+          kvNamespaces: { SESSIONS: `${prefix}-sessions` },
+          durableObjects: { USER_SESSIONS: { className: "UserSessions", useSQLite: true } },
+        },
+        {
+          name: "gatehouse-auth-misconfigured",
+          ...auth,
+          bindings: authVars,
+          kvNamespaces: { SESSIONS: `${prefix}-sessions-misconfigured` },
+        },
+      ],
+    },
+  };
 }

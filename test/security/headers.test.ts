@@ -8,29 +8,19 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { type IdentityUser, SessionManager } from "gatehouse/auth";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "../../scripts/local-idp/webhook-signature";
 import { authApplication } from "../../workers/auth/app";
 import { cookieHeader, cookiesFrom } from "../auth/helpers";
 import { API, BROWSER, headerProblems } from "./helpers/headers";
+import { freshIp, idp, live, type WorkerEnv } from "./helpers/world";
 import worker from "./worker";
 
-const idp = inject("localIdp");
 /** The local identity provider's Ada (scripts/local-idp/demo-data.ts). */
 const ADA = "user_01ADALOVELACE0000000000000";
 
-type WorkerEnv = Parameters<typeof worker.fetch>[1];
 type WorkerRequest = Parameters<typeof worker.fetch>[0];
 
-/** The security env, talking to the local identity provider. */
-const live: WorkerEnv = {
-  ...env,
-  IDENTITY_API_KEY: idp.apiKey,
-  IDENTITY_CLIENT_ID: idp.clientId,
-  IDENTITY_API_HOSTNAME: idp.hostname,
-  IDENTITY_API_PORT: String(idp.port),
-  IDENTITY_API_HTTPS: "false",
-};
 /** The provider unreachable (nothing listens on port 1). */
 const providerDown: WorkerEnv = { ...live, IDENTITY_API_PORT: "1" };
 /** Webhooks without their secret: the route answers 503. */
@@ -38,13 +28,6 @@ const noWebhookSecret: WorkerEnv = { ...live, IDENTITY_WEBHOOK_SECRET: undefined
 /** A worker that cannot run: a weak session secret, and no session store at all. */
 const weakSecret: WorkerEnv = { ...live, SESSION_SECRET: "short" };
 const noStore: WorkerEnv = { ...live, SESSIONS: undefined as unknown as KVNamespace };
-
-let ipCounter = 0;
-/** A fresh client address per request, so the route limits only trip where a probe means them to. */
-function freshIp(): string {
-  const n = ++ipCounter;
-  return `198.18.${Math.floor(n / 250) % 250}.${(n % 250) + 1}`;
-}
 
 let userCounter = 0;
 function person(): IdentityUser {
