@@ -39,6 +39,7 @@ export const SESSION_HEADER = "x-gatehouse-session";
 const DEFAULT_BATCH = 500;
 /** WebSocket close code for a failure on our side (RFC 6455 1011); the reason is always generic. */
 const CLOSE_INTERNAL_ERROR = 1011;
+const INTERNAL_ERROR_REASON = "internal error";
 // Measured on local KV: 25 concurrent deletes is the fastest (bench/sessions, see ARCHITECTURE.md).
 const KV_PARALLELISM = 25;
 const RETRY_DELAY_MS = 5_000;
@@ -215,21 +216,29 @@ export class UserSessions extends Server<ServerEnv> {
   /**
    * Only the upgrade, the path and our session header reach partyserver: its own control headers
    * (`x-partykit-props`, `x-partykit-room`, …) are never taken from a request, so nothing a client
-   * could have slipped past a worker is parsed here. Any failure answers a generic error: partyserver
-   * would send the stack (as the body, or over the socket).
+   * could have slipped past a worker is parsed here.
+   *
+   * partyserver answers a throw during setup (no name, a tag or connection workerd refuses, …) with
+   * the stack: sent over a fresh socket when `Upgrade` is exactly `websocket`, else as a 500 body.
+   * We pass the token as `WebSocket` (case-insensitive, RFC 6455 §4.1; partyserver routes on the
+   * lowercased value), so such a failure always comes back as a 5xx we can replace: a socket closed
+   * with 1011 and a generic reason, or a generic 500. The stack goes to the log only.
    */
   override async fetch(request: Request): Promise<Response> {
+    const upgrade = request.headers.get("Upgrade")?.toLowerCase() === "websocket";
     const headers = new Headers();
-    const upgrade = request.headers.get("Upgrade");
     const sessionId = request.headers.get(SESSION_HEADER);
-    if (upgrade) headers.set("Upgrade", upgrade);
+    if (upgrade) headers.set("Upgrade", "WebSocket");
     if (sessionId) headers.set(SESSION_HEADER, sessionId);
     try {
-      return await super.fetch(new Request(request.url, { method: request.method, headers }));
+      const response = await super.fetch(new Request(request.url, { method: request.method, headers }));
+      if (response.status < 500 || response.webSocket) return response;
+      // partyserver's own error answer: its body is the stack (already logged by partyserver).
+      await response.body?.cancel();
     } catch (err) {
       console.error("gatehouse: session object fetch failed", err instanceof Error ? err.message : err);
-      return Response.json({ error: "internal_error", message: "Internal Server Error" }, { status: 500 });
     }
+    return upgrade ? closedSocket() : internalError();
   }
 
   override getConnectionTags(_connection: Connection, ctx: ConnectionContext): string[] {
@@ -248,14 +257,14 @@ export class UserSessions extends Server<ServerEnv> {
     } catch (err) {
       // Never partyserver's answer to a throw (the stack, sent over the socket): a generic close.
       console.error("gatehouse: live connection setup failed", err instanceof Error ? err.message : err);
-      connection.close(CLOSE_INTERNAL_ERROR, "internal error");
+      connection.close(CLOSE_INTERNAL_ERROR, INTERNAL_ERROR_REASON);
     }
   }
 
   override onError(connection: Connection, error: unknown): void {
     console.error("gatehouse: live connection error", error instanceof Error ? error.message : error);
     try {
-      connection.close(CLOSE_INTERNAL_ERROR, "internal error");
+      connection.close(CLOSE_INTERNAL_ERROR, INTERNAL_ERROR_REASON);
     } catch {
       // Already closed.
     }
@@ -415,6 +424,18 @@ export class UserSessions extends Server<ServerEnv> {
       this.ctx.storage.setAlarm(continuation ? Math.max(at, now + CONTINUATION_GUARD_MS) : at).catch(alarmFailed);
     }
   }
+}
+
+/** The answer to an upgrade that failed on our side: accepted, then closed with 1011 and no detail. */
+function closedSocket(): Response {
+  const { 0: client, 1: server } = new WebSocketPair();
+  server.accept();
+  server.close(CLOSE_INTERNAL_ERROR, INTERNAL_ERROR_REASON);
+  return new Response(null, { status: 101, webSocket: client });
+}
+
+function internalError(): Response {
+  return Response.json({ error: "internal_error", message: "Internal Server Error" }, { status: 500 });
 }
 
 /** A failed alarm write is logged; the next write to the object schedules again. */

@@ -9,6 +9,17 @@ describe("parseCookie", () => {
   it("keeps the first occurrence of a name and skips junk", () => {
     expect(parseCookie('a=1; a=2; ;=x; noval; b="q"')).toEqual({ a: "1", b: "q" });
   });
+  it("keeps cookies a browser sends whatever their value holds (quotes, backslashes, non-ASCII)", () => {
+    expect(parseCookie('pref={"a":1}; path=C:\\x; name=Zoë; bad=%E0%A4%A; q="quoted"; __proto__=p')).toEqual({
+      pref: '{"a":1}',
+      path: "C:\\x",
+      name: "Zoë",
+      bad: "%E0%A4%A",
+      q: "quoted",
+      ["__proto__"]: "p",
+    });
+    expect(Object.getPrototypeOf(parseCookie("__proto__=x"))).toBe(Object.prototype);
+  });
   it("returns an empty record for an empty or odd header", () => {
     expect(parseCookie("")).toEqual({});
     expect(parseCookie(";;;")).toEqual({});

@@ -217,6 +217,28 @@ describe("GET /auth/logout", () => {
     expect(await ctx.sessions.resolveUser(new Request(ORIGIN, { headers: { Cookie: cookieHeader(jar) } }))).toBeNull();
   });
 
+  it.each([
+    [
+      "an absolute URL on an allowed return origin is honoured",
+      "https://app.example.com/bye?x=1",
+      "https://app.example.com/bye?x=1",
+    ],
+    ["an absolute URL elsewhere falls back to /auth/login", "https://evil.example/bye", "/auth/login"],
+    ["a path on this origin is honoured", "/goodbye", "/goodbye"],
+    ["a protocol-relative URL falls back", "//evil.example/x", "/auth/login"],
+  ])("handleLogout redirectTo: %s", async (_label, redirectTo, location) => {
+    const ctx = makeApp();
+    const { jar } = await login(ctx, "user_ada");
+    const res = await handleLogout(
+      new Request(ORIGIN, { headers: { Cookie: cookieHeader(jar) } }),
+      ctx.sessions,
+      redirectTo,
+      { returnOrigins: ["https://app.example.com"] },
+    );
+    expect(res.headers.get("Location")).toBe(location);
+    expect(await ctx.sessions.resolveUser(new Request(ORIGIN, { headers: { Cookie: cookieHeader(jar) } }))).toBeNull();
+  });
+
   it("without a session still clears the cookie and redirects", async () => {
     const ctx = makeApp();
     const res = await ctx.app.fetch(new Request(`${ORIGIN}/auth/logout`));

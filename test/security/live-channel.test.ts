@@ -6,6 +6,7 @@
  */
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { UserSessions } from "../../durable-objects/user-sessions";
 import { freshUser, manager, newSession, ORIGIN } from "../sessions/helpers";
 
 /** Traces of internals in anything a client receives. */
@@ -26,7 +27,9 @@ async function open(response: Promise<Response>): Promise<RawTab> {
   if (!ws)
     return { status: res.status, frames: [await res.text()], closed: Promise.resolve({ code: 0, reason: "" }), ws };
   ws.accept();
-  ws.addEventListener("message", (e) => frames.push(String(e.data)));
+  ws.addEventListener("message", (e) => {
+    frames.push(String(e.data));
+  });
   const closed = new Promise<{ code: number; reason: string }>((resolve) =>
     ws.addEventListener("close", (e) => resolve({ code: e.code, reason: e.reason })),
   );
@@ -45,6 +48,9 @@ async function pong(tab: RawTab): Promise<boolean> {
   tab.ws.send("ping");
   return got;
 }
+
+const objectOf = (name: string): DurableObjectStub<UserSessions> =>
+  env.USER_SESSIONS.get(env.USER_SESSIONS.idFromName(name));
 
 const HOSTILE: Record<string, string>[] = [
   { "x-partykit-props": "{not json" },
@@ -68,6 +74,9 @@ describe("finding 2: the live channel sees only what the worker decided", () => 
     expect(tab.status).toBe(101);
     // The channel works as the person's own channel: ping answers, and it stays open.
     expect(await pong(tab)).toBe(true);
+    // It is this user's object that holds the socket, whatever room the header named.
+    expect((await objectOf(user).stats()).sockets).toBe(1);
+    expect((await objectOf("user_someone_else").stats()).sockets).toBe(0);
     for (const frame of tab.frames) expect(frame).not.toMatch(LEAK);
     tab.ws!.close(1000, "done");
     const { reason } = await tab.closed;
@@ -90,5 +99,34 @@ describe("finding 2: the live channel sees only what the worker decided", () => 
     const plain = await stub.fetch(`${ORIGIN}/anything`, { headers: { "x-partykit-props": "{not json" } });
     expect(plain.status).toBe(404);
     expect(await plain.text()).not.toMatch(LEAK);
+  });
+});
+
+describe("finding 2: a failure inside the object's socket setup reaches no client", () => {
+  // partyserver answers a throw during setup with `{"error": err.stack}` over the socket (or the
+  // stack as a 500 body). These provoke two such throws with the real runtime and the real class.
+  it("an object without a name (partyserver cannot tell its room) closes with 1011 and nothing else", async () => {
+    const unnamed = env.USER_SESSIONS.get(env.USER_SESSIONS.newUniqueId());
+    const tab = await open(unnamed.fetch(`${ORIGIN}/parties/user-sessions/x`, { headers: { Upgrade: "websocket" } }));
+    expect(tab.status).toBe(101);
+    expect(await tab.closed).toEqual({ code: 1011, reason: "internal error" });
+    expect(tab.frames).toEqual([]);
+
+    const plain = await unnamed.fetch(`${ORIGIN}/parties/user-sessions/x`);
+    expect(plain.status).toBe(500);
+    expect(await plain.json()).toEqual({ error: "internal_error", message: "Internal Server Error" });
+  });
+
+  it("a connection workerd refuses (a tag over 256 characters) closes with 1011 and nothing else", async () => {
+    const user = freshUser();
+    const tab = await open(
+      objectOf(user).fetch(`${ORIGIN}/parties/user-sessions/${user}`, {
+        headers: { Upgrade: "websocket", "x-gatehouse-session": "a".repeat(300) },
+      }),
+    );
+    expect(tab.status).toBe(101);
+    expect(await tab.closed).toEqual({ code: 1011, reason: "internal error" });
+    expect(tab.frames).toEqual([]);
+    expect((await objectOf(user).stats()).sockets).toBe(0);
   });
 });

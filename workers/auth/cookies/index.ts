@@ -5,7 +5,7 @@
  * building throws a clear error rather than emit a header a browser would split.
  */
 
-import { parse, serialize } from "hono/utils/cookie";
+import { serialize } from "hono/utils/cookie";
 import { decodeJwt } from "jose";
 
 export interface CookieOptions {
@@ -20,13 +20,35 @@ export interface CookieOptions {
   partitioned?: boolean;
 }
 
-/** Parses a Cookie header into a record. The first occurrence of a name wins. Never throws. */
+/**
+ * Parses a Cookie header into a record, keeping every pair a browser sends, the way the widely
+ * used parsers do (`cookie` on npm): names and values are trimmed, one pair of surrounding double
+ * quotes is stripped, values are percent-decoded where that is valid and kept as sent otherwise
+ * (quotes, backslashes and non-ASCII text included: other apps on the site set such cookies). The
+ * first occurrence of a name wins; `__proto__` and friends are plain own keys. Never throws.
+ */
 export function parseCookie(cookieHeader: string): Record<string, string> {
-  if (typeof cookieHeader !== "string" || cookieHeader.length === 0) return {};
+  const out: Record<string, string> = {};
+  if (typeof cookieHeader !== "string" || cookieHeader.length === 0) return out;
+  for (const pair of cookieHeader.split(";")) {
+    const eq = pair.indexOf("=");
+    if (eq === -1) continue;
+    const name = pair.slice(0, eq).trim();
+    if (name === "" || Object.hasOwn(out, name)) continue;
+    let value = pair.slice(eq + 1).trim();
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    Object.defineProperty(out, name, { value: decode(value), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+/** Percent-decodes when the value holds an escape and decoding succeeds; the text as sent otherwise. */
+function decode(value: string): string {
+  if (!value.includes("%")) return value;
   try {
-    return { ...parse(cookieHeader) };
+    return decodeURIComponent(value);
   } catch {
-    return {};
+    return value;
   }
 }
 

@@ -16,16 +16,25 @@ export interface LogoutOptions {
   identityClient?: IdentityClient;
   /** Keeps the provider call alive after the response (pass `ctx.waitUntil`). */
   waitUntil?: (promise: Promise<unknown>) => void;
+  /**
+   * Origins an absolute `redirectTo` may name (e.g. a consuming app's); default none. A path on
+   * this origin is always honoured; any other absolute URL falls back to `/auth/login`.
+   */
+  returnOrigins?: readonly string[];
 }
 
-/** Destroys the current session, clears the cookie, redirects to `redirectTo` (default `/auth/login`). */
+/**
+ * Destroys the current session, clears the cookie, redirects to `redirectTo` (default `/auth/login`):
+ * a same-origin path, or an absolute URL on `options.returnOrigins`; anything else redirects to
+ * `/auth/login` (never an open redirect).
+ */
 export async function handleLogout(
   request: Request,
   sessionManager: SessionManager,
   redirectTo = "/auth/login",
   options: LogoutOptions = {},
 ): Promise<Response> {
-  const location = safeReturnTo(redirectTo, "/auth/login");
+  const location = safeReturnTo(redirectTo, "/auth/login", options.returnOrigins);
   try {
     const resolved = await sessionManager.resolveSession(request).catch(() => null);
     const sessionId =
