@@ -33,7 +33,7 @@ export {
   toAuthServiceError,
 } from "./auth-service";
 // Platform bindings: wrappers, errors and registration (issue 5)
-export { AIClient } from "./bindings/ai";
+export { AIClient, type AiOptions } from "./bindings/ai";
 export { CONTAINER_ORIGIN, ContainerClient, type ContainerSendOptions } from "./bindings/container";
 export {
   DispatchNamespaceClient,
@@ -45,7 +45,7 @@ export { BindingError, type BindingErrorCode, type BindingErrorOptions } from ".
 export { PooledDbClient, type PooledDbRow } from "./bindings/hyperdrive";
 // Platform bindings
 export { KV_MIN_TTL_SECONDS, type KVListOptions, type KVPutOptions, KVStore, type KVValueType } from "./bindings/kv";
-export { QueueSender } from "./bindings/queue";
+export { type MessageSendRequest, QueueSender, type QueueSendOptions } from "./bindings/queue";
 export {
   type ObjectListOptions,
   type ObjectPutOptions,
@@ -56,7 +56,7 @@ export {
 } from "./bindings/r2";
 export { SERVICE_ORIGIN, ServiceCallError, ServiceClient, type ServiceFetchOptions } from "./bindings/service";
 export { type ExecResult, type PreparedStatement, SqlDatabase, type StatementResult } from "./bindings/sql";
-export { type VectorQueryOptions, VectorStore } from "./bindings/vectorize";
+export { type VectorizeVector, type VectorQueryOptions, VectorStore } from "./bindings/vectorize";
 export { type AppBindings, Application, type ApplicationOptions, EnvToken } from "./core/application";
 // Request values shared by every auth middleware (moved from gatehouse/auth, which re-exports them)
 export {

@@ -1,7 +1,9 @@
 /**
  * @module
  * `RateLimiterDO`: the Durable Object behind `DORateLimiter`, one instance
- * per limited key. `check` (RPC) counts atomically: the SQLite API is
+ * per limited key (`DORateLimiter` names it by key), with a counter per key
+ * inside it too, so a direct `POST /check` with several keys never mixes
+ * them. `check` (RPC) counts atomically: the SQLite API is
  * synchronous and nothing awaits between read and write, so concurrent
  * checks never overshoot. `fetch` is a thin JSON wrapper (POST /check) that
  * answers bad input with 4xx JSON, never a 500. An alarm drops finished windows.
@@ -17,8 +19,9 @@ import {
 } from "../../client-sdk/rate-limit/protocol";
 import { fixedWindow, retryAfterSeconds } from "../../client-sdk/rate-limit/window";
 import {
-  CREATE_RATE_WINDOWS,
+  CREATE_RATE_COUNTS,
   DELETE_FINISHED,
+  DROP_LEGACY,
   NEXT_RESET,
   SELECT_WINDOW,
   UPSERT_WINDOW,
@@ -28,6 +31,7 @@ import {
 interface WindowState {
   start: number;
   count: number;
+  windowMs: number;
 }
 
 /**
@@ -35,7 +39,12 @@ interface WindowState {
  * migration (README, "Rate limiting: exporting RateLimiterDO from a host worker").
  */
 export class RateLimiterDO<Env = unknown> extends DurableObject<Env> {
-  /** Write-through cache of `rate_windows`, keyed `window_ms:quota`; rebuilt from SQLite after eviction. */
+  /** The spec constructs it as `new RateLimiterDO(state)`: the object needs no environment. */
+  constructor(state: DurableObjectState, env?: Env) {
+    super(state, env ?? ({} as Env));
+  }
+
+  /** Write-through cache of `rate_counts`, keyed by (key, window, limit); rebuilt from SQLite after eviction. */
   readonly #windows = new Map<string, WindowState>();
   #schemaReady = false;
   /** The alarm this instance set; undefined after (re)construction, null when none is needed. */
@@ -49,8 +58,8 @@ export class RateLimiterDO<Env = unknown> extends DurableObject<Env> {
   check(call: RateCheckCall): RateCheckResult {
     const valid = validateRateCheck(call, { allowNow: true });
     if (!valid.ok) throw new RangeError(`${valid.reason}: ${valid.message}`);
-    const { limit, window, now = Date.now() } = valid.value;
-    return this.#count(limit, window, now);
+    const { key, limit, window, now = Date.now() } = valid.value;
+    return this.#count(key, limit, window, now);
   }
 
   /** POST /check with `{ key, limit, window }` → `{ allowed, remaining, retryAfter? }`. */
@@ -88,8 +97,7 @@ export class RateLimiterDO<Env = unknown> extends DurableObject<Env> {
     const now = Date.now();
     sql.exec(DELETE_FINISHED, now);
     for (const [id, state] of this.#windows) {
-      const windowMs = Number(id.split(":")[0]);
-      if (state.start + windowMs <= now) this.#windows.delete(id);
+      if (state.start + state.windowMs <= now) this.#windows.delete(id);
     }
     const next = sql.exec<{ next: number | null }>(NEXT_RESET).one().next;
     if (next === null) {
@@ -103,28 +111,29 @@ export class RateLimiterDO<Env = unknown> extends DurableObject<Env> {
     }
   }
 
-  #count(limit: number, window: number, now: number): RateCheckResult {
+  #count(key: string, limit: number, window: number, now: number): RateCheckResult {
     const windowMs = window * 1000;
-    const id = `${windowMs}:${limit}`;
+    // JSON keeps keys with any characters apart from the numbers.
+    const id = JSON.stringify([key, windowMs, limit]);
     const current = fixedWindow(now, window);
-    let state = this.#windows.get(id) ?? this.#load(windowMs, limit);
+    let state = this.#windows.get(id) ?? this.#load(key, windowMs, limit);
     // A caller whose clock lags keeps counting in the newest window the object has seen.
-    if (!state || state.start < current.start) state = { start: current.start, count: 0 };
+    if (!state || state.start < current.start) state = { start: current.start, count: 0, windowMs };
     const resetAt = state.start + windowMs;
     if (state.count >= limit) {
       // A denial writes nothing, so it also waits for no storage commit.
       return { allowed: false, remaining: 0, retryAfter: Math.min(window, retryAfterSeconds(resetAt, now)), resetAt };
     }
     state.count++;
-    this.#sql().exec(UPSERT_WINDOW, windowMs, limit, state.start, state.count);
+    this.#sql().exec(UPSERT_WINDOW, key, windowMs, limit, state.start, state.count);
     this.#windows.set(id, state);
     if (state.count === 1) this.#scheduleAlarm(resetAt);
     return { allowed: true, remaining: limit - state.count, resetAt };
   }
 
-  #load(windowMs: number, limit: number): WindowState | undefined {
-    const row = this.#sql().exec<WindowRow>(SELECT_WINDOW, windowMs, limit).toArray()[0];
-    return row ? { start: row.start_ms, count: row.count } : undefined;
+  #load(key: string, windowMs: number, limit: number): WindowState | undefined {
+    const row = this.#sql().exec<WindowRow>(SELECT_WINDOW, key, windowMs, limit).toArray()[0];
+    return row ? { start: row.start_ms, count: row.count, windowMs } : undefined;
   }
 
   #scheduleAlarm(at: number): void {
@@ -137,7 +146,8 @@ export class RateLimiterDO<Env = unknown> extends DurableObject<Env> {
   #sql(): SqlStorage {
     const sql = this.ctx.storage.sql;
     if (!this.#schemaReady) {
-      sql.exec(CREATE_RATE_WINDOWS);
+      sql.exec(DROP_LEGACY);
+      sql.exec(CREATE_RATE_COUNTS);
       this.#schemaReady = true;
     }
     return sql;

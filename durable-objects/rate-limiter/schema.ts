@@ -1,25 +1,32 @@
 /**
  * @module
- * The SQLite layout of one `RateLimiterDO` (one object per limited key):
- * one row per (window length, limit) the key is checked under, so two
- * policies on one key never share a counter. Changing it needs a new migration tag.
+ * The SQLite layout of one `RateLimiterDO`: one row per (key, window length,
+ * limit), so every key sent to an object has its own counter and two policies
+ * on one key never share one. `DORateLimiter` names one object per key, so an
+ * object normally holds one key; a direct `POST /check` may send several.
+ * The table replaced `rate_windows` (no key column): setting up drops that one
+ * (at most one window of counts is forgotten, once, on upgrade).
  */
 
-export const CREATE_RATE_WINDOWS = `CREATE TABLE IF NOT EXISTS rate_windows (
+export const CREATE_RATE_COUNTS = `CREATE TABLE IF NOT EXISTS rate_counts (
+  key TEXT NOT NULL,
   window_ms INTEGER NOT NULL,
   quota INTEGER NOT NULL,
   start_ms INTEGER NOT NULL,
   count INTEGER NOT NULL,
-  PRIMARY KEY (window_ms, quota)
+  PRIMARY KEY (key, window_ms, quota)
 ) WITHOUT ROWID`;
 
-export const SELECT_WINDOW = "SELECT start_ms, count FROM rate_windows WHERE window_ms = ? AND quota = ?";
+/** The layout before per-key counting; dropped on set-up. */
+export const DROP_LEGACY = "DROP TABLE IF EXISTS rate_windows";
 
-export const UPSERT_WINDOW = `INSERT INTO rate_windows (window_ms, quota, start_ms, count) VALUES (?, ?, ?, ?)
-  ON CONFLICT (window_ms, quota) DO UPDATE SET start_ms = excluded.start_ms, count = excluded.count`;
+export const SELECT_WINDOW = "SELECT start_ms, count FROM rate_counts WHERE key = ? AND window_ms = ? AND quota = ?";
 
-export const DELETE_FINISHED = "DELETE FROM rate_windows WHERE start_ms + window_ms <= ?";
+export const UPSERT_WINDOW = `INSERT INTO rate_counts (key, window_ms, quota, start_ms, count) VALUES (?, ?, ?, ?, ?)
+  ON CONFLICT (key, window_ms, quota) DO UPDATE SET start_ms = excluded.start_ms, count = excluded.count`;
 
-export const NEXT_RESET = "SELECT MIN(start_ms + window_ms) AS next FROM rate_windows";
+export const DELETE_FINISHED = "DELETE FROM rate_counts WHERE start_ms + window_ms <= ?";
+
+export const NEXT_RESET = "SELECT MIN(start_ms + window_ms) AS next FROM rate_counts";
 
 export type WindowRow = { start_ms: number; count: number };

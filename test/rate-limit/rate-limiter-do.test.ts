@@ -1,7 +1,7 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { MAX_CHECK_BODY_BYTES, MAX_KEY_LENGTH, MAX_LIMIT, MAX_WINDOW_SECONDS } from "gatehouse";
-import type { RateLimiterDO } from "gatehouse/durable-objects";
+import { type RateLimiterDO, RateLimiterDO as RateLimiterDOClass } from "gatehouse/durable-objects";
 import { describe, expect, it } from "vitest";
 import { CLOCK_BASE, uniqueKey } from "./helpers";
 
@@ -16,6 +16,34 @@ function post(key: string, body: unknown, init: RequestInit = {}): Promise<Respo
 }
 
 describe("RateLimiterDO: POST /check", () => {
+  it("counts every key sent to one object on its own (the key is part of the counter)", async () => {
+    const object = uniqueKey();
+    const [a, b] = [`${object}:a`, `${object}:b`];
+    const check = async (key: string) =>
+      (await (await post(object, { key, limit: 2, window: 60 })).json()) as {
+        allowed: boolean;
+      };
+    expect((await check(a)).allowed).toBe(true);
+    expect((await check(a)).allowed).toBe(true);
+    expect((await check(a)).allowed).toBe(false);
+    // Another key on the same object still has its whole budget.
+    expect((await check(b)).allowed).toBe(true);
+    expect((await check(b)).allowed).toBe(true);
+    expect((await check(b)).allowed).toBe(false);
+  });
+
+  it("works when constructed as the spec does, new RateLimiterDO(state)", async () => {
+    const key = uniqueKey();
+    const answer = await runInDurableObject(stubFor(key), async (_o: RateLimiterDO, state) => {
+      const limiter = new RateLimiterDOClass(state);
+      const res = await limiter.fetch(
+        new Request("https://limiter/check", { method: "POST", body: JSON.stringify({ key, limit: 1, window: 60 }) }),
+      );
+      return res.json();
+    });
+    expect(answer).toEqual({ allowed: true, remaining: 0 });
+  });
+
   it("answers { allowed, remaining } and then { allowed: false, remaining: 0, retryAfter }", async () => {
     const key = uniqueKey();
     const first = await post(key, { key, limit: 2, window: 60 });
@@ -170,7 +198,7 @@ describe("RateLimiterDO: check (RPC)", () => {
     await stub.check({ key, limit: 5, window: 3_600, now: CLOCK_BASE });
     const rows = () =>
       runInDurableObject(stub, (_o: RateLimiterDO, state) =>
-        state.storage.sql.exec<{ window_ms: number }>("SELECT window_ms FROM rate_windows").toArray(),
+        state.storage.sql.exec<{ window_ms: number }>("SELECT window_ms FROM rate_counts").toArray(),
       );
     expect((await rows()).length).toBeGreaterThanOrEqual(1);
     // The alarm was due in the past, so workerd may already have run it; run it now if not.
@@ -181,12 +209,12 @@ describe("RateLimiterDO: check (RPC)", () => {
     );
     // Once the last window is over too, the object keeps nothing at all.
     await runInDurableObject(stub, (_o: RateLimiterDO, state) => {
-      state.storage.sql.exec("UPDATE rate_windows SET start_ms = ?", past - 3_600_000);
+      state.storage.sql.exec("UPDATE rate_counts SET start_ms = ?", past - 3_600_000);
     });
     await evictDurableObject(stub);
     await runDurableObjectAlarm(stub);
     const tables = await runInDurableObject(stub, (_o: RateLimiterDO, state) =>
-      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'rate_windows'").toArray(),
+      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'rate_counts'").toArray(),
     );
     expect(tables).toEqual([]);
     // And it works again afterwards.

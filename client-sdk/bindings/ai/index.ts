@@ -8,6 +8,11 @@
  */
 
 /** The `run` signature every AI binding shares, whatever its model catalogue. */
+/** The spec's `AiOptions` (gateway, streaming, …), for typing calls. */
+type RunOptions = AiOptions;
+
+export type { RunOptions as AiOptions };
+
 type Run = (model: string, inputs: Record<string, unknown>, options?: AiOptions) => Promise<unknown>;
 
 /**

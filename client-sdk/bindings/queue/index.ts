@@ -6,6 +6,12 @@
  * never retries on its own: a rejected send rejects the caller's promise.
  */
 
+/** The spec's `QueueSendOptions` and batch entries, for typing calls. */
+type SendOptions = QueueSendOptions;
+type SendRequest<T> = MessageSendRequest<T>;
+
+export type { SendOptions as QueueSendOptions, SendRequest as MessageSendRequest };
+
 /**
  * @example
  * ```ts

@@ -11,6 +11,11 @@ import { BindingError } from "../errors";
 /** Options of `query`: `topK`, `returnMetadata`, plus Vectorize's `returnValues`, `namespace`, `filter`. */
 export type VectorQueryOptions = VectorizeQueryOptions;
 
+/** The spec's `VectorizeVector` (`id`, `values`, optional `metadata`/`namespace`), for typing calls. */
+type SpecVector = VectorizeVector;
+
+export type { SpecVector as VectorizeVector };
+
 /**
  * @example
  * ```ts
