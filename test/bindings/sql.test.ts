@@ -50,3 +50,46 @@ describe("SqlDatabase", () => {
     expect(await db.prepare("SELECT count(*) AS n FROM notes WHERE body = 'lost'").first("n")).toBe(0);
   });
 });
+
+describe("SqlDatabase.run: a script exactly as written (issue 15)", () => {
+  const db = new SqlDatabase(env.DB);
+
+  it("runs multi-line statements with literals, comments, quoted identifiers and a trigger body", async () => {
+    const script = `
+      -- a comment; with a semicolon
+      DROP TABLE IF EXISTS "audit log";
+      DROP TABLE IF EXISTS [people];
+      CREATE TABLE [people] (
+        id INTEGER PRIMARY KEY,
+        "full name" TEXT NOT NULL, /* a block comment; still one statement */
+        \`motto\` TEXT
+      );
+      CREATE TABLE "audit log" (entry TEXT NOT NULL);
+      CREATE TRIGGER people_audit AFTER INSERT ON people
+      BEGIN
+        INSERT INTO "audit log" (entry) VALUES ('added;' || NEW."full name");
+        INSERT INTO "audit log" (entry) VALUES (CASE WHEN NEW.motto IS NULL THEN 'no motto' ELSE 'motto' END);
+      END;
+      INSERT INTO people ("full name", motto) VALUES ('Ada ''Countess'' Lovelace', 'line one
+line two; still the literal');
+    `;
+    const result = await db.run(script);
+    expect(result.count).toBe(6);
+    const person = await db
+      .prepare('SELECT "full name" AS name, motto FROM people')
+      .first<{ name: string; motto: string }>();
+    expect(person).toEqual({ name: "Ada 'Countess' Lovelace", motto: "line one\nline two; still the literal" });
+    const audit = await db.prepare('SELECT entry FROM "audit log" ORDER BY rowid').all<{ entry: string }>();
+    expect(audit.results.map((r) => r.entry)).toEqual(["added;Ada 'Countess' Lovelace", "motto"]);
+  });
+
+  it("is one transaction: a failing statement leaves nothing behind", async () => {
+    await db.run("DROP TABLE IF EXISTS tx_probe;");
+    await expect(db.run("CREATE TABLE tx_probe (a);\nINSERT INTO nowhere VALUES (1);")).rejects.toThrow();
+    expect(await db.prepare("SELECT name FROM sqlite_master WHERE name = 'tx_probe'").first()).toBeNull();
+  });
+
+  it("an empty or comment-only script runs nothing", async () => {
+    expect(await db.run("  -- nothing\n /* here */ ")).toEqual({ count: 0, duration: 0 });
+  });
+});

@@ -6,6 +6,8 @@
  * for current databases). It never loads the dump code until `dump` is called.
  */
 
+import { splitSqlStatements } from "./split";
+
 /** Execution metadata of `run` (D1's exec result: statement count and duration). */
 export type ExecResult = D1ExecResult;
 /** A statement from `prepare`: `.bind(...values)`, then `.all()`, `.first()`, `.raw()` or `.run()`. */
@@ -35,9 +37,18 @@ export class SqlDatabase {
     return this.#db;
   }
 
-  /** Executes raw SQL without parameters (D1 runs one statement per line); for DDL. */
-  run(query: string): Promise<ExecResult> {
-    return this.#db.exec(query);
+  /**
+   * Executes a raw SQL script without parameters, exactly as written: several statements, over
+   * several lines, string literals, comments, quoted identifiers and `CREATE TRIGGER … BEGIN … END`
+   * bodies included (D1's own `exec` splits on newlines instead). The statements run in one
+   * `batch`: one round trip, one transaction. Returns the statement count and the duration (ms).
+   */
+  async run(query: string): Promise<ExecResult> {
+    const statements = splitSqlStatements(query);
+    if (statements.length === 0) return { count: 0, duration: 0 };
+    const results = await this.#db.batch(statements.map((sql) => this.#db.prepare(sql)));
+    const duration = results.reduce((sum, r) => sum + (r.meta?.duration ?? 0), 0);
+    return { count: statements.length, duration };
   }
 
   prepare(query: string): PreparedStatement {
