@@ -7,6 +7,7 @@
 import { env } from "cloudflare:workers";
 import { SessionManager } from "gatehouse/auth";
 import { describe, expect, it } from "vitest";
+import { authApplication } from "../../workers/auth/app";
 import {
   consumerFetch,
   expectCleanError,
@@ -87,8 +88,6 @@ describe("the user's session object failing", () => {
     expect(typeof body.message).toBe("string");
   });
 
-  // Known gap, left to workers/auth: SessionManager.revokeSession / revokeUser / listSessions let the
-  // object's error through, so the admin endpoint answers 500 internal_error instead of 503. Flip to `it` once fixed.
   it("the admin endpoint names the failure: 503 session_store_unavailable", async () => {
     const { sessionId } = await signIn();
     const res = await env.OBJECTS_DOWN.fetch(`${ORIGIN}/admin/sessions/${sessionId}`, {
@@ -96,5 +95,31 @@ describe("the user's session object failing", () => {
       headers: { Authorization: `Bearer ${env.ADMIN_API_TOKEN}` },
     });
     await expectCleanError(res, 503, "session_store_unavailable");
+  });
+
+  it("eventual mode: revoking from /account/sessions while the object is down answers 503, like the admin route", async () => {
+    const { cookie } = await signIn();
+    const other = await signIn();
+    const app = authApplication({ ...env, USER_SESSIONS: env.BROKEN_USER_SESSIONS, GATEHOUSE_REVOCATION: "eventual" });
+    // A CSRF token is issued on any GET under /account/ (the listing itself fails: the object is down).
+    const page = await app.fetch(new Request(`${ORIGIN}/account/sessions`, { headers: { Cookie: cookie } }));
+    const csrf = page.headers
+      .getSetCookie()
+      .find((c) => c.startsWith("__Host-gh_csrf="))!
+      .split(";")[0]!;
+    for (const accept of ["application/json", "text/html"]) {
+      const res = await app.fetch(
+        new Request(`${ORIGIN}/account/sessions/${other.sessionId}/revoke`, {
+          method: "POST",
+          headers: {
+            Cookie: `${cookie}; ${csrf}`,
+            "X-CSRF-Token": csrf.split("=")[1]!,
+            Origin: ORIGIN,
+            Accept: accept,
+          },
+        }),
+      );
+      await expectCleanError(res, 503, "session_store_unavailable");
+    }
   });
 });

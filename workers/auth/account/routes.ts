@@ -89,17 +89,15 @@ export function registerAccountRoutes<E extends { USER_SESSIONS?: DurableObjectN
     try {
       const me = currentSession(request)!;
       const manager = sessions();
-      const stub = manager.userSessionsStub(me.user.id);
       if (sessionId === me.sessionId) {
-        const result = await stub.revoke(sessionId, "logout");
+        const result = (await manager.revokeSessionOf(me.user.id, sessionId, "logout"))!;
         endProviderSession(app, me, waiterOf(c));
         return signedOutHere(request, sessionId, result, manager.clearCookie());
       }
       // Only this user's own object is asked: a session of someone else is simply not there.
-      if (!(await stub.isActive(sessionId, manager.config.clock()))) {
-        return errorPage(request, 404, "session_not_found", "You have no active session with that id.");
-      }
-      return revoked(request, await stub.revoke(sessionId, "revoked"), sessionId);
+      const result = await manager.revokeSessionOf(me.user.id, sessionId, "revoked");
+      if (!result) return errorPage(request, 404, "session_not_found", "You have no active session with that id.");
+      return revoked(request, result, sessionId);
     } catch (err) {
       return authErrorPage(request, err);
     }

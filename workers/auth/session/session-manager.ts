@@ -219,9 +219,22 @@ export class SessionManager {
     return this.#store(() => stub.revokeOthers(keepSessionId));
   }
 
-  /** The user's session object (needs `userSessions`). */
-  userSessionsStub(userId: string): DurableObjectStub<UserSessions> {
-    return this.#requireStub(userId);
+  /**
+   * Revokes one session of this user, asking only this user's object (a session of someone else is
+   * simply not there): `"logout"` for the request's own session, `"revoked"` for another one, which
+   * must be active (else null). Failures map to 503 `session_store_unavailable` like every call here.
+   */
+  async revokeSessionOf(
+    userId: string,
+    sessionId: string,
+    reason: "logout" | "revoked" = "revoked",
+  ): Promise<RevocationResult | null> {
+    const stub = this.#requireStub(userId);
+    this.#recentRefresh.delete(sessionId);
+    return this.#store(async () => {
+      if (reason === "revoked" && !(await stub.isActive(sessionId, this.config.clock()))) return null;
+      return stub.revoke(sessionId, reason);
+    });
   }
 
   async #end(sessionId: string, reason: "logout" | "revoked"): Promise<void> {
