@@ -1,18 +1,30 @@
 /**
  * @module
- * The types of the service-binding client, taken from the auth worker's
- * `AuthService` entrypoint by type-only imports: they vanish at build time,
- * so a consuming worker never bundles the auth worker. Nothing here may
- * become a value import.
+ * The types of the service-binding client, from the client SDK's protocol
+ * module (the contract the auth worker's `AuthService` entrypoint implements):
+ * a consuming worker type-checks against the contract, never the auth worker.
  */
-import type { RevocationResult, SessionInfo } from "../../durable-objects/user-sessions";
-import type { AuthService, RpcSession } from "../../workers/auth/rpc/auth-service";
-import type { AppUser, OrganizationMembership } from "../../workers/auth/types";
+import type {
+  AppUser,
+  AuthServiceApi,
+  OrganizationMembership,
+  RevocationResult,
+  RpcSession,
+  SessionInfo,
+} from "../protocol";
 
-export type { AppUser, AuthService, OrganizationMembership, RevocationResult, SessionInfo };
+/** The `AuthService` entrypoint's methods (`AuthServiceApi`). */
+export type AuthService = AuthServiceApi;
+export type { AppUser, OrganizationMembership, RevocationResult, SessionInfo };
 
-/** A service binding to the auth worker's `AuthService` entrypoint (`[[services]] … entrypoint = "AuthService"`). */
-export type AuthServiceBinding = Service<AuthService>;
+/**
+ * A service binding to the auth worker's `AuthService` entrypoint (`[[services]] … entrypoint =
+ * "AuthService"`), e.g. `Service<AuthService>` from `wrangler types`: anything with the entrypoint's
+ * methods. Answers are checked for their shape at run time, so the stub's return types are not relied on.
+ */
+export type AuthServiceBinding = {
+  [M in keyof AuthServiceApi]: (...args: Parameters<AuthServiceApi[M]>) => PromiseLike<unknown>;
+};
 
 /** What `resolveSession` answers: the public session id, the user and when the session ends (ms). */
 export type AuthServiceSession = RpcSession;

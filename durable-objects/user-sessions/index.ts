@@ -10,7 +10,7 @@
  * (idempotent by event id; membership changes rewrite every live session).
  */
 import { type Connection, type ConnectionContext, Server } from "partyserver";
-import { SESSION_PREFIX } from "../../workers/auth/session/kv-session-store";
+import { SESSION_PREFIX } from "../../client-sdk/protocol/session-record";
 import type { Membership } from "./memberships";
 import { CLOSE_SESSION_INACTIVE, CLOSE_SESSION_REVOKED, encodeMessage, type LiveMessage } from "./messages";
 import { applyProviderEvent, purgeProviderEventState } from "./provider-events";

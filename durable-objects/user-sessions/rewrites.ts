@@ -7,7 +7,7 @@
  * by the object's alarm. It never resurrects a revoked session's record, and a
  * record it cannot rewrite after many tries is revoked (fail closed), never left stale.
  */
-import { isSessionRecord, KVSessionStore, SESSION_PREFIX } from "../../workers/auth/session/kv-session-store";
+import { isSessionRecord, KVSessionStore, SESSION_PREFIX } from "../../client-sdk/protocol/session-record";
 import { applyOverrides, type Membership, type MembershipOverride } from "./memberships";
 
 /** KV allows one write per second per key. */

@@ -50,42 +50,6 @@ CREATE TABLE IF NOT EXISTS kv_rewrites (
 );
 `;
 
-/** One row of `sessions`, as the RPC methods return it. */
-export interface SessionInfo {
-  /** Public session id (SHA-256 hex of the cookie token). */
-  id: string;
-  createdAt: number;
-  lastSeenAt: number;
-  /** When the session ends if unused (the earlier of idle and absolute expiry), ms. */
-  expiresAt: number;
-  absoluteExpiresAt: number;
-  organizationId: string | null;
-  userAgent: string | null;
-  ip: string | null;
-  providerSessionId: string | null;
-}
-
-/** What `SessionManager` mirrors into the object when a session is created. */
-export interface SessionMirror {
-  id: string;
-  createdAt: number;
-  lastSeenAt: number;
-  expiresAt: number;
-  absoluteExpiresAt: number;
-  organizationId?: string;
-  userAgent?: string;
-  ip?: string;
-  providerSessionId?: string;
-}
-
-export type RevocationReason =
-  | "revoked"
-  | "logout"
-  | "revoked_all"
-  | "signed_out_elsewhere"
-  | "provider"
-  | "user_deleted";
-
 /** The membership events, each about one organization of the user. */
 export type MembershipEventType =
   | "organization_membership.created"
@@ -127,11 +91,9 @@ export interface ProviderEventResult {
   pendingRewrites: number;
 }
 
-export interface RevocationResult {
-  /** Sessions revoked by this call. */
-  revoked: number;
-  /** Open sockets told and closed. */
-  socketsClosed: number;
-  /** KV records still to delete in later invocations (alarm). */
-  pendingKvDeletes: number;
-}
+export type {
+  RevocationReason,
+  RevocationResult,
+  SessionInfo,
+  SessionMirror,
+} from "../../client-sdk/protocol/session-object";

@@ -10,7 +10,19 @@ import { HTTPException } from "hono/http-exception";
 import { Container, Token } from "../container";
 import { errorResponse, jsonError } from "../errors";
 import { inheritRequestValues, type Middleware } from "../middleware";
-import type { ServiceProvider } from "../provider";
+
+/**
+ * Service providers: the unit of registration. `register` only puts factories into the container
+ * (no I/O, no resolving of other providers' entries, since they may not be registered yet); `boot`
+ * runs after every provider has registered and may resolve, add routes and middleware. Defined
+ * beside `Application` (which runs them) so the two modules never import each other.
+ */
+export abstract class ServiceProvider<E extends object = Record<string, unknown>> {
+  /** Registers factories. Runs for every provider, in order, before any `boot`. */
+  abstract register(app: Application<E>): void;
+  /** Adds routes and middleware. Runs in provider order after all `register` calls. */
+  boot(_app: Application<E>): void {}
+}
 
 export interface ApplicationOptions<E extends object> {
   /** Registered, then booted, in this order. */

@@ -6,7 +6,7 @@
  * in consuming workers) set the same keys, so `RoleMiddleware` and
  * `currentUser` work behind either. It must never import auth-worker runtime code.
  */
-import type { AppUser } from "../../../workers/auth/types";
+import type { AppUser } from "../../protocol/users";
 import { getRequestValue, type Next, RequestKey, setRequestValue } from "../middleware";
 
 /** What an auth middleware stores for a request: at least the public session id and the user. */

@@ -7,6 +7,7 @@
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { DORateLimiter, type RateLimitDecision, StatefulObjectClient } from "gatehouse";
+import type { AuthServiceApi, RpcSession } from "../../../client-sdk/protocol";
 import type { RevocationResult, SessionInfo } from "../../../durable-objects/user-sessions";
 import { type AuthWorkerEnv, authApplication } from "../app";
 import { assertConfigured } from "../config";
@@ -14,14 +15,9 @@ import { isSessionId, isUserId } from "../ids";
 import { SessionManager } from "../session/session-manager";
 import type { AppUser } from "../types";
 
-/** What `resolveSession` returns over RPC: no token, no record internals. */
-export interface RpcSession {
-  sessionId: string;
-  user: AppUser;
-  expiresAt: number;
-}
+export type { RpcSession };
 
-export class AuthService extends WorkerEntrypoint<AuthWorkerEnv> {
+export class AuthService extends WorkerEntrypoint<AuthWorkerEnv> implements AuthServiceApi {
   get #sessions(): SessionManager {
     assertConfigured(this.env);
     return authApplication(this.env).container.resolve(SessionManager);

@@ -3,6 +3,7 @@
  * Session settings and their defaults, in one place so ARCHITECTURE.md and
  * the code cannot drift. Every duration is in seconds.
  */
+import { KV_MIN_TTL_SECONDS } from "gatehouse";
 import type { UserSessions } from "../../../durable-objects/user-sessions";
 import type { RandomSource } from "../crypto";
 
@@ -51,7 +52,7 @@ export const SESSION_DEFAULTS = {
 } as const;
 
 /** KV refuses `expirationTtl`/`expiration` closer than 60 s. */
-export const KV_MIN_TTL = 60;
+export const KV_MIN_TTL = KV_MIN_TTL_SECONDS;
 
 export interface ResolvedSessionConfig {
   cookieName: string;

@@ -1,0 +1,11 @@
+/**
+ * @module
+ * Contracts shared by the three layers (client SDK → durable objects →
+ * workers), kept in the lowest one: the people types, the KV session record and
+ * its key layout, what the session objects exchange, and the `AuthService` RPC
+ * interface. Exported by name; nothing here imports an upper layer.
+ */
+export type { AuthServiceApi, RpcSession } from "./auth-service";
+export type { RevocationReason, RevocationResult, SessionInfo, SessionMirror } from "./session-object";
+export { isSessionRecord, KVSessionStore, SESSION_PREFIX, type SessionRecord } from "./session-record";
+export type { AppUser, IdentityUser, OrganizationMembership } from "./users";

@@ -1,0 +1,98 @@
+/**
+ * The import graph of the three source layers (client-sdk → durable-objects → workers), read from
+ * the files as text: static imports and re-exports, `import type`, and dynamic `import("…")`.
+ * Package self-imports resolve to their entry files (`gatehouse` → client-sdk/index.ts, …).
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+export const ROOT = resolve(import.meta.dirname, "../..");
+export const LAYERS = ["client-sdk", "durable-objects", "workers"] as const;
+export type Layer = (typeof LAYERS)[number];
+
+const SELF: Record<string, string> = {
+  gatehouse: "client-sdk/index.ts",
+  "gatehouse/auth": "workers/auth/index.ts",
+  "gatehouse/durable-objects": "durable-objects/index.ts",
+};
+
+const SPECIFIER =
+  /(?:^|[\s;])(?:import|export)\s[^;]*?\sfrom\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|^\s*import\s*["']([^"']+)["']/gm;
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(join(ROOT, dir))) {
+    const path = join(dir, name);
+    if (statSync(join(ROOT, path)).isDirectory()) out.push(...sourceFiles(path));
+    else if (/\.ts$/.test(name) && !/\.d\.ts$/.test(name)) out.push(path);
+  }
+  return out;
+}
+
+function resolveImport(from: string, specifier: string): string | null {
+  if (SELF[specifier]) return SELF[specifier];
+  if (!specifier.startsWith(".")) return null; // a package: outside the graph
+  const base = relative(ROOT, resolve(ROOT, dirname(from), specifier));
+  for (const candidate of [base, `${base}.ts`, join(base, "index.ts")]) {
+    if (existsSync(join(ROOT, candidate)) && statSync(join(ROOT, candidate)).isFile()) return candidate;
+  }
+  return null;
+}
+
+export function layerOf(file: string): Layer | null {
+  return LAYERS.find((l) => file === l || file.startsWith(`${l}/`)) ?? null;
+}
+
+/** file → the files it imports (only files of the three layers). */
+export function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const layer of LAYERS) {
+    for (const file of sourceFiles(layer)) {
+      const text = readFileSync(join(ROOT, file), "utf8")
+        .replace(/\/\*[\s\S]*?\*\//g, "")
+        .replace(/^\s*\/\/.*$/gm, "");
+      const targets = new Set<string>();
+      for (const m of text.matchAll(SPECIFIER)) {
+        const target = resolveImport(file, m[1] ?? m[2] ?? m[3]!);
+        if (target && layerOf(target)) targets.add(target);
+      }
+      graph.set(file, [...targets]);
+    }
+  }
+  return graph;
+}
+
+/** Strongly connected components with more than one file (or a file importing itself): the cycles. */
+export function cycles(graph: Map<string, string[]>): string[][] {
+  let index = 0;
+  const indices = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    indices.set(v, index);
+    low.set(v, index);
+    index++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!indices.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, indices.get(w)!));
+    }
+    if (low.get(v) === indices.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1 || (graph.get(v) ?? []).includes(v)) found.push(component.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!indices.has(v)) visit(v);
+  return found;
+}
