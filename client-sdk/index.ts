@@ -80,6 +80,7 @@ export {
   type Lifetime,
   Token,
 } from "./core/container";
+export { withDeadline } from "./core/deadline";
 export { sha256Hex } from "./core/digest";
 export {
   type ErrorBody,
@@ -112,6 +113,7 @@ export {
   type SecurityHeadersOptions,
   type StrictTransportSecurityOptions,
 } from "./core/security-headers";
+export { type HasExecutionContext, type WaitUntil, waitUntilOf } from "./core/wait-until";
 // HtmlTransformer and VersionedKVStore (issue 7)
 export {
   type AssignmentFn,

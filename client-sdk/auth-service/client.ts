@@ -7,6 +7,7 @@
  * it never imports the auth worker's runtime code (types only).
  */
 
+import { withDeadline } from "../core/deadline";
 import type { RateLimitDecision } from "../rate-limit";
 import { AuthServiceError, toAuthServiceError } from "./errors";
 import { isAppUser, isRateDecision, isRevocation, isSession, isSessionList } from "./shape";
@@ -139,16 +140,14 @@ export class AuthServiceClient implements ServiceSessionResolver {
         message: `The binding given to AuthServiceClient has no ${method} method; bind entrypoint "AuthService"`,
       });
     }
-    let timer: number | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new AuthServiceError("auth_service_timeout", { method })), this.#timeoutMs);
-    });
     try {
-      return await Promise.race([Promise.resolve().then(() => remote[method]!(...args)), deadline]);
+      return await withDeadline(
+        Promise.resolve().then(() => remote[method]!(...args)),
+        this.#timeoutMs,
+        () => new AuthServiceError("auth_service_timeout", { method }),
+      );
     } catch (err) {
       throw toAuthServiceError(method, err);
-    } finally {
-      if (timer !== undefined) clearTimeout(timer);
     }
   }
 }

@@ -7,6 +7,7 @@
  * store failure become a 500, and never logs the key.
  */
 import type { MiddlewareHandler } from "hono";
+import { withDeadline } from "../core/deadline";
 import { type Middleware, type Next, toHono } from "../core/middleware";
 import { type RateLimiterOptions, type ResolvedOptions, resolveOptions, type StoreErrorPolicy } from "./config";
 import { RateLimitError } from "./errors";
@@ -150,16 +151,10 @@ export abstract class RateLimiter implements Middleware {
   /** `promise`, or a `store_timeout` error once `timeoutMs` has passed. */
   protected withTimeout<T>(promise: Promise<T>): Promise<T> {
     const ms = this.options.timeoutMs;
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(new RateLimitError("store_timeout", { message: `${this.storeName} store timed out after ${ms} ms` })),
-        ms,
-      );
-    });
-    return Promise.race([promise, timeout]).finally(() => {
-      if (timer !== null) clearTimeout(timer);
-    });
+    return withDeadline(
+      promise,
+      ms,
+      () => new RateLimitError("store_timeout", { message: `${this.storeName} store timed out after ${ms} ms` }),
+    );
   }
 }

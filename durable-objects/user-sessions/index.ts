@@ -10,6 +10,7 @@
  * (idempotent by event id; membership changes rewrite every live session).
  */
 import { type Connection, type ConnectionContext, Server } from "partyserver";
+import { jsonError } from "../../client-sdk/core/errors";
 import { SESSION_PREFIX } from "../../client-sdk/protocol/session-record";
 import type { Membership } from "./memberships";
 import { CLOSE_SESSION_INACTIVE, CLOSE_SESSION_REVOKED, encodeMessage, type LiveMessage } from "./messages";
@@ -435,7 +436,7 @@ function closedSocket(): Response {
 }
 
 function internalError(): Response {
-  return Response.json({ error: "internal_error", message: "Internal Server Error" }, { status: 500 });
+  return jsonError(500, "internal_error", "Internal Server Error");
 }
 
 /** A failed alarm write is logged; the next write to the object schedules again. */

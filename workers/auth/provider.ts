@@ -6,7 +6,7 @@
  * (SESSIONS, SESSION_SECRET, AUTH_REDIRECT_URL, IDENTITY_*) or options; a
  * missing value fails with an error naming it, never a silent default.
  */
-import { type Application, ServiceProvider, Token, toHono } from "gatehouse";
+import { type Application, ServiceProvider, Token, toHono, waitUntilOf } from "gatehouse";
 import type { Context, MiddlewareHandler } from "hono";
 import type { UserSessions } from "../../durable-objects/user-sessions";
 import { AuthError } from "./errors";
@@ -169,15 +169,4 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
 
 function missing(what: string): AuthError {
   return new AuthError("config_missing", { status: 500, message: `Gatehouse auth is missing ${what}` });
-}
-
-function waitUntilOf(ctx: {
-  executionCtx: { waitUntil(p: Promise<unknown>): void };
-}): ((p: Promise<unknown>) => void) | undefined {
-  try {
-    const exec = ctx.executionCtx;
-    return (p) => exec.waitUntil(p);
-  } catch {
-    return undefined; // no ExecutionContext (called outside a worker's fetch): run without waitUntil
-  }
 }

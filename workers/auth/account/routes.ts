@@ -7,7 +7,7 @@
  * their own `UserSessions` object: another user's session id answers the
  * same 404 as an unknown one, and nothing is revoked.
  */
-import { type Application, toHono } from "gatehouse";
+import { type Application, toHono, type WaitUntil, waitUntilOf } from "gatehouse";
 import type { MiddlewareHandler } from "hono";
 import type { RevocationResult, UserSessions } from "../../../durable-objects/user-sessions";
 import { IdentityClientToken } from "../identity/identity-client";
@@ -24,7 +24,7 @@ import { type SessionListBody, sortSessions, toSessionView } from "./view";
 export const ACCOUNT_SESSIONS_PATH = "/account/sessions";
 const PRIVATE = "private, no-store";
 
-type Waiter = ((promise: Promise<unknown>) => void) | undefined;
+type Waiter = WaitUntil | undefined;
 
 /**
  * Registers the account routes. Without the `USER_SESSIONS` binding there is
@@ -91,7 +91,7 @@ export function registerAccountRoutes<E extends { USER_SESSIONS?: DurableObjectN
       const manager = sessions();
       if (sessionId === me.sessionId) {
         const result = (await manager.revokeSessionOf(me.user.id, sessionId, "logout"))!;
-        endProviderSession(app, me, waiterOf(c));
+        endProviderSession(app, me, waitUntilOf(c));
         return signedOutHere(request, sessionId, result, manager.clearCookie());
       }
       // Only this user's own object is asked: a session of someone else is simply not there.
@@ -149,15 +149,6 @@ function endProviderSession<E extends object>(app: Application<E>, me: ResolvedS
     waitUntil?.(ending);
   } catch (err) {
     console.warn("gatehouse: no identity client to end the provider session", err instanceof Error ? err.message : err);
-  }
-}
-
-function waiterOf(c: { executionCtx: { waitUntil(p: Promise<unknown>): void } }): Waiter {
-  try {
-    const exec = c.executionCtx;
-    return (p) => exec.waitUntil(p);
-  } catch {
-    return undefined; // no ExecutionContext (called outside a worker's fetch)
   }
 }
 

@@ -5,6 +5,7 @@
  * (which re-renders the list live), so it imports nothing server-side. Every
  * value is HTML-escaped; it never shows the provider session id.
  */
+import { escapeHtml } from "../../../client-sdk/html/escape";
 import { describeUserAgent } from "./user-agent";
 
 /** One session as `/account/sessions` shows it (and answers it as JSON). */
@@ -76,10 +77,8 @@ export function sortSessions(views: SessionView[]): SessionView[] {
   return [...views].sort((a, b) => Number(b.current) - Number(a.current) || b.lastSeenAt - a.lastSeenAt);
 }
 
-/** Same escaping as `escapeHtml` in routes/pages.ts, kept here so the browser bundle stays server-free. */
-export function escapeText(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+/** The client SDK's `escapeHtml` (a pure module, so the browser bundle stays server-free). */
+export const escapeText = escapeHtml;
 
 /** "2026-11-22 14:05 UTC": the same on the server and in every browser. */
 export function formatTime(ms: number): string {

@@ -7,6 +7,7 @@
  * It never logs tokens or credentials.
  */
 import { WorkOS } from "@workos-inc/node";
+import { withDeadline } from "gatehouse";
 import { decodeJwt } from "jose";
 import { AuthError } from "../errors";
 import type { OrganizationMembership } from "../types";
@@ -106,11 +107,7 @@ export class DefaultIdentityClient implements IdentityClient {
   }
 
   #bounded<T>(promise: Promise<T>): Promise<T> {
-    let timer = 0;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new ProviderTimeout(this.#timeoutMs)), this.#timeoutMs) as unknown as number;
-    });
-    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+    return withDeadline(promise, this.#timeoutMs, () => new ProviderTimeout(this.#timeoutMs));
   }
 
   /**

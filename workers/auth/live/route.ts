@@ -7,6 +7,7 @@
  * this site's origin. Everything else under `/parties/` is 404. The object
  * receives a request this route built, never the browser's headers.
  */
+import { jsonError } from "gatehouse";
 import { routePartykitRequest } from "partyserver";
 import type { UserSessions } from "../../../durable-objects/user-sessions";
 import { SESSION_HEADER } from "../../../durable-objects/user-sessions";
@@ -16,9 +17,7 @@ import type { SessionManager } from "../session/session-manager";
 /** The kebab-case route name partyserver derives from the `USER_SESSIONS` binding. */
 export const LIVE_PARTY = "user-sessions";
 
-function json(status: number, error: string, message: string): Response {
-  return Response.json({ error, message }, { status, headers: { "Cache-Control": "no-store" } });
-}
+const json = jsonError;
 
 /** partysocket's connection id (`?_pk=`): kept when it is a plain id, dropped otherwise. */
 const CONNECTION_ID = /^[A-Za-z0-9_-]{1,64}$/;

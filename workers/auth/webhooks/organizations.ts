@@ -7,6 +7,7 @@
  * session keeps the slug it has; a brand-new membership waits for the next sign-in).
  */
 import type { WorkOS } from "@workos-inc/node";
+import { withDeadline } from "gatehouse";
 import { slugify } from "../identity/default-identity-client";
 
 export interface OrganizationSlugOptions {
@@ -37,15 +38,13 @@ export class OrganizationSlugs {
     const now = this.#clock();
     const hit = this.#cache.get(organizationId);
     if (hit && hit.until > now) return hit.slug;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       // The SDK's workerd HTTP client ignores its own timeout, so bound the call here.
-      const org = await Promise.race([
+      const org = await withDeadline(
         this.#workos.organizations.getOrganization(organizationId),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no answer within ${this.#timeoutMs} ms`)), this.#timeoutMs);
-        }),
-      ]);
+        this.#timeoutMs,
+        () => new Error(`no answer within ${this.#timeoutMs} ms`),
+      );
       const slug = org.externalId || slugify(org.name);
       if (!slug) return null;
       if (this.#cache.size >= MAX_ENTRIES) this.#cache.clear();
@@ -57,8 +56,6 @@ export class OrganizationSlugs {
         err instanceof Error ? err.message : err,
       );
       return null;
-    } finally {
-      if (timer !== undefined) clearTimeout(timer);
     }
   }
 }

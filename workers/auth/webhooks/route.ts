@@ -8,7 +8,7 @@
  * timestamp or a malformed body answers 400 JSON and changes nothing.
  */
 import { WorkOS } from "@workos-inc/node";
-import { type Application, jsonError } from "gatehouse";
+import { type Application, jsonError, waitUntilOf } from "gatehouse";
 import { routeLimiter } from "../limits";
 import type { AuthEnv } from "../provider";
 import { applyEvent } from "./dispatch";
@@ -93,15 +93,8 @@ export function registerIdentityWebhook<E extends AuthEnv>(
   const limiter = routeLimiter(env, "webhooks");
   if (limiter) app.hono.use(path, limiter);
   app.hono.post(path, (c) => {
-    let waitUntil: (p: Promise<unknown>) => void;
-    try {
-      const exec = c.executionCtx;
-      waitUntil = (p) => exec.waitUntil(p);
-    } catch {
-      // No ExecutionContext (called outside a worker's fetch): keep the promise alive on its own.
-      waitUntil = (p) => void p;
-    }
-    return receive(c.req.raw, waitUntil);
+    // Without an ExecutionContext (called outside a worker's fetch) the promise runs on its own.
+    return receive(c.req.raw, waitUntilOf(c) ?? ((p) => void p));
   });
 }
 
