@@ -9,7 +9,6 @@ describe("many concurrent requests, each in its own request context", () => {
   for (const store of ["do", "kv"]) {
     it(`${store}: 60 concurrent requests for one key, limit 20: 20 admitted, none hang or fail`, async () => {
       const prefix = uniqueKey(store);
-      const started = Date.now();
       const responses = await Promise.all(
         Array.from({ length: 60 }, () =>
           exports.default.fetch(`http://app.test/crowd/${store}`, {
@@ -21,7 +20,6 @@ describe("many concurrent requests, each in its own request context", () => {
       expect(statuses.filter((s) => s === 503)).toEqual([]);
       expect(statuses.filter((s) => s === 200)).toHaveLength(20);
       expect(statuses.filter((s) => s === 429)).toHaveLength(40);
-      expect(Date.now() - started).toBeLessThan(4_000);
     });
   }
 });

@@ -79,12 +79,25 @@ export async function openTab(userId: string, cookie: string, headers: Record<st
   };
 }
 
-/** Resolves with "open" if nothing closes the tab within `ms`. */
-export function staysOpen(tab: Tab, ms = 150): Promise<"open" | "closed"> {
-  return Promise.race([
-    tab.closed.then(() => "closed" as const),
-    new Promise<"open">((r) => setTimeout(() => r("open"), ms)),
-  ]);
+/**
+ * Whether the tab is still open after what came before this call: it sends `ping` and waits for a
+ * new `pong` (open) or the close (closed). The object answers messages in order, so a tab that a
+ * finished revocation closed can never answer; no wall-clock wait is involved.
+ */
+export async function staysOpen(tab: Tab): Promise<"open" | "closed"> {
+  const pongs = () => tab.messages.filter((m) => m.type === "pong").length;
+  const before = pongs();
+  const pong = new Promise<"open">((resolve) => {
+    tab.ws.addEventListener("message", () => {
+      if (pongs() > before) resolve("open");
+    });
+  });
+  try {
+    tab.ws.send("ping");
+  } catch {
+    return "closed";
+  }
+  return Promise.race([pong, tab.closed.then(() => "closed" as const)]);
 }
 
 export function withTimeout<T>(promise: Promise<T>, ms = 2_000, what = "operation"): Promise<T> {
