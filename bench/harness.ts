@@ -7,11 +7,9 @@
  */
 import type { TestContext } from "vitest";
 
-export interface Metric {
-  value: number;
-  unit: string;
-  goal: string;
-}
+import type { Metric } from "../tooling/results/metric";
+
+export type { Metric };
 
 declare module "vitest" {
   interface TaskMeta {

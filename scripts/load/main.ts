@@ -8,7 +8,7 @@
  * restarted on the same persisted state and checked. Writes `load.*` into
  * bench/results/latest.json and prints a table. Exits 1 when a goal is missed.
  */
-import { mergeResults, printTable, RESULTS } from "../../bench/node/reporter.ts";
+import { mergeResults, printTable, RESULTS } from "../../tooling/results/index.ts";
 import { ADA_ID, ALAN_ID } from "../local-idp/index.ts";
 import { authLoad, limitLoad } from "./cannon.ts";
 import { adminRevoke, getJson, login, type Session } from "./client.ts";
