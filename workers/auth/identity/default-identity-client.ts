@@ -6,7 +6,7 @@
  * at another host (the local identity provider in development and tests).
  * It never logs tokens or credentials.
  */
-import { WorkOS } from "@workos-inc/node";
+import type { WorkOS } from "@workos-inc/node";
 import { withDeadline } from "gatehouse";
 import { decodeJwt } from "jose";
 import { AuthError } from "../errors";
@@ -18,6 +18,7 @@ import {
   type IdentityClient,
   toProviderError,
 } from "./identity-client";
+import { createWorkOS } from "./workos";
 
 export interface IdentityEnv {
   IDENTITY_API_KEY?: string;
@@ -47,14 +48,10 @@ export class DefaultIdentityClient implements IdentityClient {
     }
     this.#clientId = env.IDENTITY_CLIENT_ID!;
     this.#timeoutMs = options.timeoutMs ?? 10_000;
-    const port = env.IDENTITY_API_PORT ? Number(env.IDENTITY_API_PORT) : undefined;
-    this.#workos = new WorkOS(env.IDENTITY_API_KEY!, {
+    this.#workos = createWorkOS(env, {
+      apiKey: env.IDENTITY_API_KEY!,
       clientId: this.#clientId,
-      timeout: options.timeoutMs ?? 10_000,
-      maxRetries: 1,
-      ...(env.IDENTITY_API_HOSTNAME ? { apiHostname: env.IDENTITY_API_HOSTNAME } : {}),
-      ...(port ? { port } : {}),
-      ...(env.IDENTITY_API_HTTPS === "false" ? { https: false } : {}),
+      timeoutMs: this.#timeoutMs,
     });
   }
 

@@ -7,8 +7,9 @@
  * before the work, which runs in `waitUntil`. A bad signature, a stale
  * timestamp or a malformed body answers 400 JSON and changes nothing.
  */
-import { WorkOS } from "@workos-inc/node";
+import type { WorkOS } from "@workos-inc/node";
 import { type Application, jsonError, waitUntilOf } from "gatehouse";
+import { createWorkOS } from "../identity/workos";
 import { routeLimiter } from "../limits";
 import type { AuthEnv } from "../provider";
 import { applyEvent } from "./dispatch";
@@ -135,13 +136,9 @@ async function readBounded(request: Request, max: number): Promise<BodyRead> {
 
 /** The SDK, configured like `DefaultIdentityClient` (IDENTITY_API_* may point at the local provider). */
 function workosClient(env: AuthEnv): WorkOS {
-  const port = env.IDENTITY_API_PORT ? Number(env.IDENTITY_API_PORT) : undefined;
   // Verifying signatures needs no credentials; looking up organizations needs IDENTITY_API_KEY.
-  return new WorkOS(env.IDENTITY_API_KEY ?? "", {
+  return createWorkOS(env, {
+    apiKey: env.IDENTITY_API_KEY ?? "",
     clientId: env.IDENTITY_CLIENT_ID || "gatehouse-webhooks",
-    maxRetries: 1,
-    ...(env.IDENTITY_API_HOSTNAME ? { apiHostname: env.IDENTITY_API_HOSTNAME } : {}),
-    ...(port ? { port } : {}),
-    ...(env.IDENTITY_API_HTTPS === "false" ? { https: false } : {}),
   });
 }
