@@ -1,18 +1,8 @@
 /**
  * @module
- * The auth worker's environment configuration: the rules (pure, shared with
- * `npm start`) and the fail-closed guard in front of the worker and its RPC entrypoint.
+ * The auth worker's environment configuration: the fail-closed guard in front
+ * of the worker and its RPC entrypoint, over the pure rules of `./rules`
+ * (shared with `npm start`, public through `gatehouse/auth`).
  */
 export { assertConfigured, configVerdict, unavailableResponse } from "./guard";
-export {
-  type ConfigCheck,
-  type ConfigProblem,
-  type ConfigRule,
-  checkAuthEnvironment,
-  describeProblems,
-  isLoopbackHost,
-  MIN_SECRET_LENGTH,
-  redirectUrlProblem,
-  SECRET_VARIABLES,
-  secretProblem,
-} from "./rules";
+export { type ConfigCheck, checkAuthEnvironment } from "./rules";
