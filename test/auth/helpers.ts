@@ -69,7 +69,8 @@ export function makeSessions(options: SessionManagerOptions = {}, kv: KVNamespac
 }
 
 export function makeApp(options: { clock?: TestClock; session?: SessionManagerOptions } = {}) {
-  const fake = new FakeIdentityClient({ users: [ada, bob] });
+  // Issued codes only: a synthetic FakeIdentityClient signs anyone in and needs a loopback redirect URL.
+  const fake = new FakeIdentityClient({ users: [ada, bob], synthetic: false });
   const clock = options.clock ?? new TestClock();
   const app = Application.create(env, {
     providers: [

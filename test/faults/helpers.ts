@@ -41,7 +41,7 @@ export async function signIn(user: IdentityUser = person()): Promise<{ cookie: s
 
 /** Runs /auth/login then /auth/callback on an auth Application over `authEnv`, with a fake provider. */
 export async function loginThrough(authEnv: Cloudflare.Env, user: IdentityUser): Promise<Response> {
-  const fake = new FakeIdentityClient({ users: [user] });
+  const fake = new FakeIdentityClient({ users: [user], synthetic: false });
   const app = Application.create(authEnv, {
     providers: [new AuthServiceProvider({ identityClient: fake, redirectUrl: REDIRECT_URL })],
   });

@@ -9,8 +9,10 @@
 import { type Application, ServiceProvider, Token, toHono, waitUntilOf } from "gatehouse";
 import type { Context, MiddlewareHandler } from "hono";
 import type { UserSessions } from "../../durable-objects/user-sessions";
+import { isLoopbackHost } from "./config/rules";
 import { AuthError } from "./errors";
 import { DefaultIdentityClient, type IdentityEnv } from "./identity/default-identity-client";
+import { FakeIdentityClient } from "./identity/fake-identity-client";
 import { type IdentityClient, IdentityClientToken } from "./identity/identity-client";
 import { type LimitsEnv, routeLimiter } from "./limits";
 import { CsrfMiddleware, csrfToken } from "./middleware/csrf";
@@ -109,10 +111,21 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
       });
     });
     app.container.singleton(KVSessionStore, (c) => c.resolve(SessionManager).store);
-    app.container.singleton(IdentityClientToken, () => {
+    app.container.singleton(IdentityClientToken, (c) => {
       const given = options.identityClient;
-      if (typeof given === "function") return given(env);
-      return given ?? new DefaultIdentityClient(env);
+      const client = typeof given === "function" ? given(env) : (given ?? new DefaultIdentityClient(env));
+      // It signs anyone in: only where nobody else can reach the callback.
+      if (client instanceof FakeIdentityClient && client.synthetic) {
+        const { hostname } = new URL(c.resolve(AuthConfigToken).redirectUrl);
+        if (!isLoopbackHost(hostname)) {
+          throw new AuthError("config_missing", {
+            status: 500,
+            message:
+              "FakeIdentityClient signs anyone in: use it only with a loopback redirect URL (or synthetic: false)",
+          });
+        }
+      }
+      return client;
     });
   }
 

@@ -28,6 +28,10 @@ export interface IdentityAuthentication {
   user: IdentityUser;
   /** The organization the person signed in to, if the provider chose one. */
   organizationId?: string;
+  /** The provider's access token (a JWT; `parseJwtExpiry` reads its `exp`), when it returns one. */
+  accessToken?: string;
+  /** The provider's refresh token, when it returns one. */
+  refreshToken?: string;
 }
 
 export interface IdentityClient {
