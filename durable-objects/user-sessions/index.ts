@@ -10,11 +10,22 @@
  * (idempotent by event id; membership changes rewrite every live session).
  */
 import { type Connection, type ConnectionContext, Server } from "partyserver";
-import { jsonError } from "../../client-sdk/core/errors";
-import { SESSION_PREFIX } from "../../client-sdk/protocol/session-record";
+import { nextAlarm } from "./alarms";
+import {
+  CLOSE_INTERNAL_ERROR,
+  closedSocket,
+  INTERNAL_ERROR_REASON,
+  internalError,
+  notifyRevoked,
+  notifyUpdated,
+  partyRequest,
+  SESSION_HEADER,
+  sessionsChanged,
+} from "./live";
 import type { Membership } from "./memberships";
-import { CLOSE_SESSION_INACTIVE, CLOSE_SESSION_REVOKED, encodeMessage, type LiveMessage } from "./messages";
+import { CLOSE_SESSION_INACTIVE, encodeMessage } from "./messages";
 import { applyProviderEvent, purgeProviderEventState } from "./provider-events";
+import { commitRevocation, drainKvDeletes, pendingKvDeletes, sessionIds, toInfo } from "./revocation";
 import { RewriteQueue, rewriteLimit } from "./rewrites";
 import {
   type ProviderEvent,
@@ -34,26 +45,11 @@ export interface UserSessionsEnv {
   GATEHOUSE_REWRITE_BATCH?: string;
 }
 
-/** Header the auth worker sets on an authenticated upgrade; never trusted from a browser (the worker overwrites it). */
-export const SESSION_HEADER = "x-gatehouse-session";
+export { CONTINUATION_GUARD_MS } from "./alarms";
+export { SESSION_HEADER } from "./live";
 
 const DEFAULT_BATCH = 500;
-/** WebSocket close code for a failure on our side (RFC 6455 1011); the reason is always generic. */
-const CLOSE_INTERNAL_ERROR = 1011;
-const INTERNAL_ERROR_REASON = "internal error";
-// Measured on local KV: 25 concurrent deletes is the fastest (bench/sessions, see ARCHITECTURE.md).
-const KV_PARALLELISM = 25;
-const RETRY_DELAY_MS = 5_000;
-/**
- * A multi-step job (KV deletes of a revocation, KV rewrites of a provider event) sets the alarm
- * this far ahead in the same storage commit as the job's rows, before its first await: if the
- * object dies before it finishes, the alarm resumes the job on restart. The inline run finishes
- * well within it and moves the alarm to the next real deadline.
- */
-export const CONTINUATION_GUARD_MS = 5_000;
 const DEFAULT_REWRITE_BATCH = 400;
-
-type Row = Record<string, SqlStorageValue>;
 
 type ServerEnv = Cloudflare.Env & UserSessionsEnv;
 
@@ -156,16 +152,16 @@ export class UserSessions extends Server<ServerEnv> {
   }
 
   revokeAll(reason: RevocationReason = "revoked_all"): Promise<RevocationResult> {
-    return this.#revoke(this.#sessionIds("1 = 1"), reason, true);
+    return this.#revoke(sessionIds(this.ctx.storage.sql, "1 = 1"), reason, true);
   }
 
   revokeOthers(keepSessionId: string): Promise<RevocationResult> {
-    return this.#revoke(this.#sessionIds("id != ?", keepSessionId), "signed_out_elsewhere");
+    return this.#revoke(sessionIds(this.ctx.storage.sql, "id != ?", keepSessionId), "signed_out_elsewhere");
   }
 
   /** Revokes the session opened with this provider session id (WorkOS `sid`). */
   revokeByProviderSession(providerSessionId: string): Promise<RevocationResult> {
-    return this.#revoke(this.#sessionIds("provider_session_id = ?", providerSessionId), "provider");
+    return this.#revoke(sessionIds(this.ctx.storage.sql, "provider_session_id = ?", providerSessionId), "provider");
   }
 
   /**
@@ -226,20 +222,16 @@ export class UserSessions extends Server<ServerEnv> {
    * with 1011 and a generic reason, or a generic 500. The stack goes to the log only.
    */
   override async fetch(request: Request): Promise<Response> {
-    const upgrade = request.headers.get("Upgrade")?.toLowerCase() === "websocket";
-    const headers = new Headers();
-    const sessionId = request.headers.get(SESSION_HEADER);
-    if (upgrade) headers.set("Upgrade", "WebSocket");
-    if (sessionId) headers.set(SESSION_HEADER, sessionId);
+    const party = partyRequest(request);
     try {
-      const response = await super.fetch(new Request(request.url, { method: request.method, headers }));
+      const response = await super.fetch(party.request);
       if (response.status < 500 || response.webSocket) return response;
       // partyserver's own error answer: its body is the stack (already logged by partyserver).
       await response.body?.cancel();
     } catch (err) {
       console.error("gatehouse: session object fetch failed", err instanceof Error ? err.message : err);
     }
-    return upgrade ? closedSocket() : internalError();
+    return party.upgrade ? closedSocket() : internalError();
   }
 
   override getConnectionTags(_connection: Connection, ctx: ConnectionContext): string[] {
@@ -285,7 +277,7 @@ export class UserSessions extends Server<ServerEnv> {
   override async onAlarm(): Promise<void> {
     const now = Date.now();
     const sql = this.ctx.storage.sql;
-    const deletes = Number(sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM kv_deletes").one().n);
+    const deletes = pendingKvDeletes(sql);
     await this.#drainKvDeletes();
     // One invocation's KV budget is shared: the rewrites get what the deletes left.
     await this.#rewrites.drain(rewriteLimit(Math.min(deletes, this.#batch), this.#rewriteBatch));
@@ -297,165 +289,53 @@ export class UserSessions extends Server<ServerEnv> {
 
   // ---- helpers (not reachable over RPC) ------------------------------------
 
-  /** Ids of the mirrored sessions matching a fixed SQL condition (never built from input). */
-  #sessionIds(where: string, ...bindings: SqlStorageValue[]): string[] {
-    return this.ctx.storage.sql
-      .exec<{ id: string }>(`SELECT id FROM sessions WHERE ${where}`, ...bindings)
-      .toArray()
-      .map((r) => r.id);
-  }
-
   async #revoke(ids: string[], reason: RevocationReason, everyone = false): Promise<RevocationResult> {
     const now = Date.now();
-    const sql = this.ctx.storage.sql;
-    let revoked = 0;
     // Durable state first, atomically: from here on the sessions are invalid in strict mode.
-    this.ctx.storage.transactionSync(() => {
-      for (const id of ids) {
-        const row = sql
-          .exec<{ absolute_expires_at: number }>("SELECT absolute_expires_at FROM sessions WHERE id = ?", id)
-          .toArray()[0];
-        const expiresAt = row ? row.absolute_expires_at : now + 24 * 3600 * 1000;
-        sql.exec("DELETE FROM sessions WHERE id = ?", id);
-        sql.exec(
-          "INSERT OR REPLACE INTO tombstones (id, revoked_at, expires_at, reason) VALUES (?, ?, ?, ?)",
-          id,
-          now,
-          expiresAt,
-          reason,
-        );
-        sql.exec("INSERT OR IGNORE INTO kv_deletes (id) VALUES (?)", id);
-        if (row) revoked++;
-      }
-    });
+    const revoked = commitRevocation(this.ctx.storage, ids, reason, now);
     // Same commit as the rows above (no await in between): a crash from here on resumes the deletes.
     this.#scheduleAlarm(true);
-    const socketsClosed = this.#notifyRevoked(ids, reason, now, everyone);
+    const socketsClosed = notifyRevoked(this.getConnections<{ sessionId: string }>(), ids, reason, now, everyone);
     if (revoked > 0) this.#broadcastChanged();
     const pendingKvDeletes = await this.#drainKvDeletes();
     this.#scheduleAlarm();
     return { revoked, socketsClosed, pendingKvDeletes };
   }
 
-  #notifyRevoked(ids: string[], reason: RevocationReason, at: number, everyone: boolean): number {
-    let closed = 0;
-    const revokedAt = new Date(at);
-    const targets = new Set(ids);
-    for (const connection of this.getConnections<{ sessionId: string }>()) {
-      const sessionId = connection.state?.sessionId ?? connection.tags.find((t) => t.startsWith("s:"))?.slice(2);
-      if (!everyone && (!sessionId || !targets.has(sessionId))) continue;
-      try {
-        connection.send(encodeMessage({ type: "session.revoked", sessionId: sessionId ?? "", reason, revokedAt }));
-        connection.close(CLOSE_SESSION_REVOKED, "session revoked");
-        closed++;
-      } catch {
-        // The socket is already gone; nothing to tell it.
-      }
-    }
-    return closed;
-  }
-
   #notifyUpdated(sessionId: string, memberships: Membership[], at: number): void {
-    const message = encodeMessage({ type: "session.updated", sessionId, memberships, updatedAt: new Date(at) });
-    for (const connection of this.getConnections(`s:${sessionId}`)) {
-      try {
-        connection.send(message);
-      } catch {
-        // The socket is already gone.
-      }
-    }
+    notifyUpdated(this.getConnections(`s:${sessionId}`), sessionId, memberships, at);
   }
 
   #broadcastChanged(): void {
-    const message: LiveMessage = { type: "sessions.changed", at: new Date() };
-    this.broadcast(encodeMessage(message));
+    this.broadcast(sessionsChanged());
   }
 
   /** Deletes up to one batch of pending KV records; returns how many are still pending. */
   async #drainKvDeletes(): Promise<number> {
-    const sql = this.ctx.storage.sql;
-    const ids = sql
-      .exec<{ id: string }>("SELECT id FROM kv_deletes LIMIT ?", this.#batch)
-      .toArray()
-      .map((r) => r.id);
-    this.#drainFailed = false;
-    for (let i = 0; i < ids.length; i += KV_PARALLELISM) {
-      const chunk = ids.slice(i, i + KV_PARALLELISM);
-      const results = await Promise.allSettled(chunk.map((id) => this.env.SESSIONS.delete(`${SESSION_PREFIX}${id}`)));
-      results.forEach((r, j) => {
-        if (r.status === "fulfilled") sql.exec("DELETE FROM kv_deletes WHERE id = ?", chunk[j]!);
-        else {
-          this.#drainFailed = true;
-          console.error("gatehouse: KV delete failed during revocation; will retry", r.reason);
-        }
-      });
-    }
-    return Number(sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM kv_deletes").one().n);
+    const { pending, failed } = await drainKvDeletes(this.ctx.storage.sql, this.env.SESSIONS, this.#batch);
+    this.#drainFailed = failed;
+    return pending;
   }
 
   /**
-   * One alarm: now if KV deletes are pending, else when the next rewrite is
-   * due or the earliest expiry (sessions, tombstones, provider-event state), else none.
-   * `continuation`: called before a job's inline run, so the alarm is at most
-   * `CONTINUATION_GUARD_MS` away and never sooner (the inline run is still going).
-   * Never awaited: the alarm write joins the storage commit of the caller's rows.
+   * Sets the one alarm (see alarms.ts). Never awaited: the alarm write joins the storage commit
+   * of the caller's rows. `continuation`: before a job's inline run, so a crash mid-run resumes it.
    */
   #scheduleAlarm(continuation = false): void {
-    const sql = this.ctx.storage.sql;
-    const now = Date.now();
-    const pending = Number(sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM kv_deletes").one().n);
-    if (pending > 0) {
-      const at = continuation ? now + CONTINUATION_GUARD_MS : now + (this.#drainFailed ? RETRY_DELAY_MS : 0);
-      this.ctx.storage.setAlarm(at).catch(alarmFailed);
-      return;
-    }
-    const expiry = sql
-      .exec<{ t: number | null }>(
-        `SELECT MIN(t) AS t FROM (
-           SELECT MIN(expires_at) AS t FROM sessions UNION ALL SELECT MIN(expires_at) AS t FROM tombstones
-           UNION ALL SELECT MIN(expires_at) AS t FROM processed_events
-           UNION ALL SELECT MIN(expires_at) AS t FROM provider_memberships)`,
-      )
-      .one().t;
-    const rewrite = this.#rewrites.nextDue();
-    const candidates = [expiry, rewrite].filter((t): t is number => t !== null).map(Number);
-    if (candidates.length === 0) this.ctx.storage.deleteAlarm().catch(alarmFailed);
-    else {
-      const at = Math.min(...candidates);
-      this.ctx.storage.setAlarm(continuation ? Math.max(at, now + CONTINUATION_GUARD_MS) : at).catch(alarmFailed);
-    }
+    const at = nextAlarm(this.ctx.storage.sql, {
+      now: Date.now(),
+      nextRewrite: this.#rewrites.nextDue(),
+      drainFailed: this.#drainFailed,
+      continuation,
+    });
+    if (at === null) this.ctx.storage.deleteAlarm().catch(alarmFailed);
+    else this.ctx.storage.setAlarm(at).catch(alarmFailed);
   }
-}
-
-/** The answer to an upgrade that failed on our side: accepted, then closed with 1011 and no detail. */
-function closedSocket(): Response {
-  const { 0: client, 1: server } = new WebSocketPair();
-  server.accept();
-  server.close(CLOSE_INTERNAL_ERROR, INTERNAL_ERROR_REASON);
-  return new Response(null, { status: 101, webSocket: client });
-}
-
-function internalError(): Response {
-  return jsonError(500, "internal_error", "Internal Server Error");
 }
 
 /** A failed alarm write is logged; the next write to the object schedules again. */
 function alarmFailed(err: unknown): void {
   console.error("gatehouse: could not schedule the session object's alarm", err instanceof Error ? err.message : err);
-}
-
-function toInfo(row: Row): SessionInfo {
-  return {
-    id: String(row.id),
-    createdAt: Number(row.created_at),
-    lastSeenAt: Number(row.last_seen_at),
-    expiresAt: Number(row.expires_at),
-    absoluteExpiresAt: Number(row.absolute_expires_at),
-    organizationId: row.organization_id === null ? null : String(row.organization_id),
-    userAgent: row.user_agent === null ? null : String(row.user_agent),
-    ip: row.ip === null ? null : String(row.ip),
-    providerSessionId: row.provider_session_id === null ? null : String(row.provider_session_id),
-  };
 }
 
 export type { Membership } from "./memberships";

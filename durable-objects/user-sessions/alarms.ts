@@ -1,0 +1,48 @@
+/**
+ * @module
+ * When the session object's one alarm should fire: now while KV deletes are
+ * pending (5 s later after a failed drain), else at the next due rewrite or the
+ * earliest expiry of sessions, tombstones and provider-event state. A job about
+ * to run inline sets it as a continuation: at most `CONTINUATION_GUARD_MS` away,
+ * never sooner. Pure: the object writes what this computes.
+ */
+import { pendingKvDeletes } from "./revocation";
+
+const RETRY_DELAY_MS = 5_000;
+/**
+ * A multi-step job (KV deletes of a revocation, KV rewrites of a provider event) sets the alarm
+ * this far ahead in the same storage commit as the job's rows, before its first await: if the
+ * object dies before it finishes, the alarm resumes the job on restart. The inline run finishes
+ * well within it and moves the alarm to the next real deadline.
+ */
+export const CONTINUATION_GUARD_MS = 5_000;
+
+export interface AlarmInput {
+  now: number;
+  /** When the next queued rewrite is due, or null. */
+  nextRewrite: number | null;
+  /** The last KV drain had failures: back off. */
+  drainFailed: boolean;
+  /** Called before a job's inline run (see `CONTINUATION_GUARD_MS`). */
+  continuation: boolean;
+}
+
+/** The alarm time, or null when nothing is left to do. */
+export function nextAlarm(sql: SqlStorage, input: AlarmInput): number | null {
+  const { now, continuation } = input;
+  if (pendingKvDeletes(sql) > 0) {
+    return continuation ? now + CONTINUATION_GUARD_MS : now + (input.drainFailed ? RETRY_DELAY_MS : 0);
+  }
+  const expiry = sql
+    .exec<{ t: number | null }>(
+      `SELECT MIN(t) AS t FROM (
+         SELECT MIN(expires_at) AS t FROM sessions UNION ALL SELECT MIN(expires_at) AS t FROM tombstones
+         UNION ALL SELECT MIN(expires_at) AS t FROM processed_events
+         UNION ALL SELECT MIN(expires_at) AS t FROM provider_memberships)`,
+    )
+    .one().t;
+  const candidates = [expiry, input.nextRewrite].filter((t): t is number => t !== null).map(Number);
+  if (candidates.length === 0) return null;
+  const at = Math.min(...candidates);
+  return continuation ? Math.max(at, now + CONTINUATION_GUARD_MS) : at;
+}
