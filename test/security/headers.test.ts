@@ -5,14 +5,13 @@
  * input, browser and API clients), the rate limiter's 429, the provider being down, and the
  * worker misconfigured, over https and over http.
  */
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { type IdentityUser, SessionManager } from "gatehouse/auth";
 import { describe, expect, it } from "vitest";
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "../../scripts/local-idp/webhook-signature";
 import { authApplication } from "../../workers/auth/app";
 import { cookieHeader, cookiesFrom } from "../auth/helpers";
-import { API, BROWSER, headerProblems } from "./helpers/headers";
+import { API, BROWSER, HeaderWalk } from "./helpers/headers";
 import { freshIp, idp, live, type WorkerEnv } from "./helpers/world";
 import worker from "./worker";
 
@@ -41,33 +40,15 @@ function person(): IdentityUser {
   };
 }
 
-/** One walk over one origin: sends each probe through the worker's fetch handler and keeps every problem. */
-class Walk {
-  readonly problems: string[] = [];
-  readonly statuses = new Set<number>();
-  count = 0;
-
-  constructor(readonly origin: string) {}
-
-  async send(
-    label: string,
-    path: string,
-    init: { method?: string; headers?: Record<string, string>; body?: string } = {},
-    e: WorkerEnv = live,
-  ): Promise<Response> {
-    const headers = { "CF-Connecting-IP": freshIp(), ...init.headers };
-    const request: WorkerRequest = new Request(`${this.origin}${path}`, { ...init, headers, redirect: "manual" });
-    const ctx = createExecutionContext();
-    const res = await worker.fetch(request, e, ctx);
-    await waitOnExecutionContext(ctx);
-    this.count++;
-    this.statuses.add(res.status);
-    if (res.webSocket) {
-      res.webSocket.accept();
-      res.webSocket.close(1000, "done");
-    }
-    this.problems.push(...(await headerProblems({ label, request }, res)));
-    return res;
+/** One walk over one origin through the auth worker's fetch handler, each probe from a fresh address. */
+class Walk extends HeaderWalk<WorkerEnv> {
+  constructor(origin: string) {
+    super(
+      origin,
+      live,
+      (request, e, ctx) => worker.fetch(request as WorkerRequest, e, ctx),
+      () => ({ "CF-Connecting-IP": freshIp() }),
+    );
   }
 
   /** A session of `user` made by the worker's own SessionManager, as its Cookie header value. */

@@ -4,13 +4,12 @@
  * nosniff, a Referrer-Policy, framing refused, a CSP on HTML and HSTS over https, and no body
  * shows a stack trace or a file path. The routes are those of workers/example-consumer/routes.ts.
  */
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { fakeRateLimiter, restoreRateLimiter } from "gatehouse";
 import { describe, expect, it } from "vitest";
 import consumer, { type ConsumerEnv } from "../../../workers/example-consumer/worker";
 import { people, signIn } from "../../consumer/helpers";
-import { API, BROWSER, headerProblems } from "../helpers/headers";
+import { API, BROWSER, HeaderWalk } from "../helpers/headers";
 
 type Binding = "AUTH" | "AUTH_DOWN" | "AUTH_MISCONFIGURED";
 const envs = new Map<Binding, ConsumerEnv>();
@@ -25,30 +24,12 @@ function envWith(binding: Binding): ConsumerEnv {
   return e;
 }
 
-class Walk {
-  readonly problems: string[] = [];
-  readonly statuses = new Set<number>();
-  count = 0;
-
-  constructor(readonly origin: string) {}
-
-  async send(
-    label: string,
-    path: string,
-    init: { method?: string; headers?: Record<string, string>; body?: string } = {},
-    binding: Binding = "AUTH",
-  ): Promise<Response> {
-    const request: Parameters<typeof consumer.fetch>[0] = new Request(`${this.origin}${path}`, {
-      ...init,
-      redirect: "manual",
-    });
-    const ctx = createExecutionContext();
-    const res = await consumer.fetch(request, envWith(binding), ctx);
-    await waitOnExecutionContext(ctx);
-    this.count++;
-    this.statuses.add(res.status);
-    this.problems.push(...(await headerProblems({ label, request }, res)));
-    return res;
+/** One walk over one origin through the example consumer's fetch handler, AUTH bound per probe. */
+class Walk extends HeaderWalk<Binding> {
+  constructor(origin: string) {
+    super(origin, "AUTH", (request, binding, ctx) =>
+      consumer.fetch(request as Parameters<typeof consumer.fetch>[0], envWith(binding), ctx),
+    );
   }
 }
 

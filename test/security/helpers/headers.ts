@@ -3,6 +3,7 @@
  * (test/security/headers.test.ts) and the consumer's (test/security/consumer/headers.test.ts):
  * what every answer must carry, and what no body may contain (stack traces, file paths).
  */
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 
 /** Referrer policies that never send a path or query to another origin. */
 const REFERRER_POLICIES = new Set(["strict-origin-when-cross-origin", "no-referrer", "same-origin"]);
@@ -68,3 +69,44 @@ export const BROWSER = {
   "Sec-Fetch-Site": "same-origin",
 };
 export const API = { Accept: "application/json" };
+
+/** What a walk sends: a method, headers and a body, like `RequestInit` but plain. */
+export interface WalkInit {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * One walk over one origin: sends each probe through a worker's fetch handler (in its own
+ * execution context), counts the statuses met and keeps every header or leak problem.
+ * `target` picks the environment per probe (a failing binding, a misconfigured worker, …).
+ */
+export class HeaderWalk<T> {
+  readonly problems: string[] = [];
+  readonly statuses = new Set<number>();
+  count = 0;
+
+  constructor(
+    readonly origin: string,
+    readonly defaultTarget: T,
+    private readonly fetchWith: (request: Request, target: T, ctx: ExecutionContext) => Response | Promise<Response>,
+    private readonly baseHeaders: () => Record<string, string> = () => ({}),
+  ) {}
+
+  async send(label: string, path: string, init: WalkInit = {}, target: T = this.defaultTarget): Promise<Response> {
+    const headers = { ...this.baseHeaders(), ...init.headers };
+    const request = new Request(`${this.origin}${path}`, { ...init, headers, redirect: "manual" });
+    const ctx = createExecutionContext();
+    const res = await this.fetchWith(request, target, ctx);
+    await waitOnExecutionContext(ctx);
+    this.count++;
+    this.statuses.add(res.status);
+    if (res.webSocket) {
+      res.webSocket.accept();
+      res.webSocket.close(1000, "done");
+    }
+    this.problems.push(...(await headerProblems({ label, request }, res)));
+    return res;
+  }
+}
