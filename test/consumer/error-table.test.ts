@@ -1,0 +1,77 @@
+/**
+ * Every row of README's "Consuming Gatehouse" error table, reached for real: the example consumer
+ * (the main worker) in front of the real auth worker, or of a failing one (issue 15: one honest
+ * contract). Each row: the code, its status, and what the consumer answers.
+ */
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { AuthServiceClient, AuthServiceError } from "gatehouse";
+import { describe, expect, it } from "vitest";
+import consumer, { type ConsumerEnv } from "../../workers/example-consumer/worker";
+import { APP, people, signIn, visitWith } from "./helpers";
+
+async function code(promise: Promise<unknown>): Promise<{ code: string; status: number }> {
+  const err = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  if (!(err instanceof AuthServiceError)) throw new Error(`expected an AuthServiceError, got ${String(err)}`);
+  return { code: err.code, status: err.status };
+}
+
+describe("README's consumer error table, row by row", () => {
+  it("invalid_argument 400: the entrypoint refused an argument", async () => {
+    expect(await code(new AuthServiceClient(env.AUTH).listSessions("not a user id"))).toEqual({
+      code: "invalid_argument",
+      status: 400,
+    });
+  });
+
+  it.each([
+    ["the auth worker cannot be reached", "AUTH_DOWN"],
+    ["its session store is down", "AUTH_STORE_DOWN"],
+    ["it refuses its configuration", "AUTH_MISCONFIGURED"],
+  ] as const)("auth_service_unavailable 503: %s", async (_label, binding) => {
+    const { cookie } = await signIn(people.ada());
+    const res = await visitWith(binding, "/api/me", { cookie });
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ error: "auth_service_unavailable" });
+  });
+
+  it("auth_service_error 502: the auth worker threw", async () => {
+    const { cookie } = await signIn(people.ada());
+    const res = await visitWith("AUTH_BROKEN", "/api/me", { cookie });
+    expect(res.status).toBe(502);
+    expect(await res.json()).toMatchObject({ error: "auth_service_error" });
+  });
+
+  it("auth_service_timeout 504: no answer within timeoutMs", async () => {
+    expect(await code(new AuthServiceClient(env.AUTH_SLOW, { timeoutMs: 50 }).resolveSession("a=b"))).toEqual({
+      code: "auth_service_timeout",
+      status: 504,
+    });
+  });
+
+  it("auth_service_unsupported / auth_service_bad_response 502: another entrypoint behind the binding", async () => {
+    const other = new AuthServiceClient(env.AUTH_OTHER_SHAPE as never);
+    expect(await code(other.resolveSession("a=b"))).toEqual({ code: "auth_service_bad_response", status: 502 });
+    expect(await code(other.revokeUser("user_x"))).toEqual({ code: "auth_service_unsupported", status: 502 });
+  });
+
+  it("auth_service_not_bound 500: no binding given (env.AUTH missing)", async () => {
+    expect(await code(Promise.resolve().then(() => new AuthServiceClient(undefined as never)))).toEqual({
+      code: "auth_service_not_bound",
+      status: 500,
+    });
+    const e = { ...env, AUTH: undefined } as unknown as ConsumerEnv;
+    const ctx = createExecutionContext();
+    const res = await consumer.fetch(
+      new Request(`${APP}/api/me`, { headers: { Cookie: "gh_session=x", Accept: "application/json" } }),
+      e,
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    expect(res.status).toBe(500);
+    expect(await res.json()).toEqual({ error: "auth_service_not_bound", message: "Internal Server Error" });
+  });
+});
