@@ -4,6 +4,7 @@
  * wrangler config. Exported by name.
  */
 
+export { objectNow, setObjectClock } from "./clock";
 export { CONTAINER_PORT, CONTAINER_SLEEP_AFTER, GatehouseContainer } from "./container";
 export { RateLimiterDO } from "./rate-limiter";
 // Provider events (issue 9)

@@ -18,6 +18,7 @@ import {
   validateRateCheck,
 } from "../../client-sdk/rate-limit/protocol";
 import { fixedWindow, retryAfterSeconds } from "../../client-sdk/rate-limit/window";
+import { objectNow } from "../clock";
 import {
   CREATE_RATE_COUNTS,
   DELETE_FINISHED,
@@ -58,7 +59,7 @@ export class RateLimiterDO<Env = unknown> extends DurableObject<Env> {
   check(call: RateCheckCall): RateCheckResult {
     const valid = validateRateCheck(call, { allowNow: true });
     if (!valid.ok) throw new RangeError(`${valid.reason}: ${valid.message}`);
-    const { key, limit, window, now = Date.now() } = valid.value;
+    const { key, limit, window, now = objectNow() } = valid.value;
     return this.#count(key, limit, window, now);
   }
 
@@ -94,7 +95,7 @@ export class RateLimiterDO<Env = unknown> extends DurableObject<Env> {
   /** Drops every finished window; when none is left, deletes the object's storage entirely. */
   override async alarm(): Promise<void> {
     const sql = this.#sql();
-    const now = Date.now();
+    const now = objectNow();
     sql.exec(DELETE_FINISHED, now);
     for (const [id, state] of this.#windows) {
       if (state.start + state.windowMs <= now) this.#windows.delete(id);

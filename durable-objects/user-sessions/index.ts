@@ -103,7 +103,7 @@ export class UserSessions extends Server<ServerEnv> {
       session.providerSessionId ?? null,
     );
     // Its memberships may predate a provider change applied moments ago: re-apply those.
-    this.#rewrites.catchUp(session.id, Date.now());
+    this.#rewrites.catchUp(session.id, objectNow());
     this.#scheduleAlarm();
     this.#broadcastChanged();
     return { registered: true };
@@ -128,11 +128,11 @@ export class UserSessions extends Server<ServerEnv> {
       return;
     }
     // The slide rewrote the KV record from a read that may predate a recent membership change.
-    if (updated > 0 && this.#rewrites.catchUp(sessionId, Date.now()) > 0) this.#scheduleAlarm();
+    if (updated > 0 && this.#rewrites.catchUp(sessionId, objectNow()) > 0) this.#scheduleAlarm();
   }
 
   /** Every live (unexpired) session of the user, newest first. */
-  list(now: number = Date.now()): SessionInfo[] {
+  list(now: number = objectNow()): SessionInfo[] {
     return this.ctx.storage.sql
       .exec("SELECT * FROM sessions WHERE expires_at > ? ORDER BY created_at DESC", now)
       .toArray()
@@ -140,7 +140,7 @@ export class UserSessions extends Server<ServerEnv> {
   }
 
   /** True while the session is mirrored here, unexpired and not revoked. */
-  isActive(sessionId: string, now: number = Date.now()): boolean {
+  isActive(sessionId: string, now: number = objectNow()): boolean {
     return (
       this.ctx.storage.sql.exec("SELECT 1 FROM sessions WHERE id = ? AND expires_at > ?", sessionId, now).toArray()
         .length > 0
@@ -275,7 +275,7 @@ export class UserSessions extends Server<ServerEnv> {
   }
 
   override async onAlarm(): Promise<void> {
-    const now = Date.now();
+    const now = objectNow();
     const sql = this.ctx.storage.sql;
     const deletes = pendingKvDeletes(sql);
     await this.#drainKvDeletes();
@@ -290,7 +290,7 @@ export class UserSessions extends Server<ServerEnv> {
   // ---- helpers (not reachable over RPC) ------------------------------------
 
   async #revoke(ids: string[], reason: RevocationReason, everyone = false): Promise<RevocationResult> {
-    const now = Date.now();
+    const now = objectNow();
     // Durable state first, atomically: from here on the sessions are invalid in strict mode.
     const revoked = commitRevocation(this.ctx.storage, ids, reason, now);
     // Same commit as the rows above (no await in between): a crash from here on resumes the deletes.
@@ -323,7 +323,7 @@ export class UserSessions extends Server<ServerEnv> {
    */
   #scheduleAlarm(continuation = false): void {
     const at = nextAlarm(this.ctx.storage.sql, {
-      now: Date.now(),
+      now: objectNow(),
       nextRewrite: this.#rewrites.nextDue(),
       drainFailed: this.#drainFailed,
       continuation,
@@ -356,3 +356,5 @@ export type {
   SessionInfo,
   SessionMirror,
 } from "./schema";
+
+import { objectNow } from "../clock";

@@ -6,6 +6,8 @@
  * recorded per organization (`provider_memberships`, newest event wins) and
  * queued for every live session. Module functions, never reachable over RPC.
  */
+
+import { objectNow } from "../clock";
 import type { RewriteQueue } from "./rewrites";
 import type { ProviderEvent, ProviderEventResult, RevocationResult } from "./schema";
 
@@ -25,7 +27,7 @@ export interface ProviderEventHost {
 
 export async function applyProviderEvent(host: ProviderEventHost, event: ProviderEvent): Promise<ProviderEventResult> {
   const { sql, rewrites } = host;
-  const now = Date.now();
+  const now = objectNow();
   const result: ProviderEventResult = {
     outcome: "applied",
     revoked: 0,

@@ -8,6 +8,7 @@
  * record it cannot rewrite after many tries is revoked (fail closed), never left stale.
  */
 import { isSessionRecord, KVSessionStore, SESSION_PREFIX } from "../../client-sdk/protocol/session-record";
+import { objectNow } from "../clock";
 import { applyOverrides, type Membership, type MembershipOverride } from "./memberships";
 
 /** KV allows one write per second per key. */
@@ -139,7 +140,7 @@ export class RewriteQueue {
     const ids = this.#host.sql
       .exec<{ session_id: string }>(
         "SELECT DISTINCT session_id FROM kv_rewrites WHERE not_before <= ? LIMIT ?",
-        Date.now(),
+        objectNow(),
         limit,
       )
       .toArray()
@@ -178,7 +179,7 @@ export class RewriteQueue {
 
   async #rewrite(sessionId: string, value: unknown, giveUp: string[]): Promise<"written" | "unchanged" | "failed"> {
     const sql = this.#host.sql;
-    const now = Date.now();
+    const now = objectNow();
     // Read the jobs and the provider state now, after the KV read: a newer event replaces a job
     // (new rowid), so whatever arrives during the write below stays queued.
     const jobs = sql
@@ -216,7 +217,7 @@ export class RewriteQueue {
       this.#failed(sessionId, giveUp, jobs);
       return "failed";
     }
-    const at = Date.now();
+    const at = objectNow();
     this.#lastWrite.set(sessionId, at);
     this.#deleteJobs(jobs);
     // Revoked while the write was in flight: the write may have landed after the delete.
@@ -261,14 +262,14 @@ export class RewriteQueue {
     for (const job of rows) {
       sql.exec(
         "UPDATE kv_rewrites SET attempts = attempts + 1, not_before = ? WHERE rowid = ?",
-        Date.now() + RETRY_DELAY_MS,
+        objectNow() + RETRY_DELAY_MS,
         job.rowid,
       );
     }
   }
 
   #pruneLastWrites(): void {
-    const horizon = Date.now() - KV_WRITE_SPACING_MS;
+    const horizon = objectNow() - KV_WRITE_SPACING_MS;
     for (const [id, at] of this.#lastWrite) if (at < horizon) this.#lastWrite.delete(id);
   }
 }

@@ -1,7 +1,7 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { SessionManager } from "gatehouse/auth";
-import { CLOSE_SESSION_REVOKED, type UserSessions } from "gatehouse/durable-objects";
+import { CLOSE_SESSION_REVOKED, setObjectClock, type UserSessions } from "gatehouse/durable-objects";
 import { describe, expect, it } from "vitest";
 import { freshUser, manager, newSession, openTab, staysOpen, withTimeout } from "./helpers";
 
@@ -190,11 +190,15 @@ describe("storage stays bounded and survives eviction", () => {
     });
     await stub.revoke("c".repeat(64));
     await runInDurableObject(stub, (_instance: UserSessions, state) => {
-      // Already expired by the object's own clock: the alarm purges them, no waiting on wall time.
-      state.storage.sql.exec("UPDATE tombstones SET expires_at = ?", Date.now() - 1);
-      state.storage.sql.exec("UPDATE sessions SET expires_at = ? WHERE id = ?", Date.now() - 1, "a".repeat(64));
+      state.storage.sql.exec("UPDATE tombstones SET expires_at = ?", now + 30);
     });
-    await runDurableObjectAlarm(stub);
+    // One second later by the objects' clock: "a" and the tombstone have expired, "b" has not.
+    setObjectClock(() => now + 1_000);
+    try {
+      await runDurableObjectAlarm(stub);
+    } finally {
+      setObjectClock(null);
+    }
     expect(await stub.stats()).toMatchObject({ sessions: 1, tombstones: 0 });
     expect((await stub.list()).map((s) => s.id)).toEqual(["b".repeat(64)]);
   });

@@ -2,8 +2,9 @@
 // session.revoked and user.deleted revoke (KV, tombstone, tabs); membership events rewrite the
 // memberships of every live session (KV record, `session.updated` to its tabs). Replays act once,
 // late (out-of-order) membership events lose, and large rewrites continue by alarm.
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { setObjectClock } from "gatehouse/durable-objects";
 import { describe, expect, it } from "vitest";
 import { openTab, staysOpen, withTimeout } from "../sessions/helpers";
 import {
@@ -25,13 +26,17 @@ const acme = (role: string) => ({ organizationId: ACME, organizationSlug: "acme"
 const req = (cookie: string) => new Request("https://auth.example.com/", { headers: { Cookie: cookie } });
 
 /**
- * Moves the user's queued KV rewrites to "due now" in the object's own storage: the test's way of
- * letting the one-second spacing between writes to one key pass without waiting on the wall clock.
+ * Runs the user's alarm with the objects' clock moved past the one-second spacing between KV
+ * writes to one key (queued rewrites wait for it), instead of sleeping that second.
  */
-async function rewritesDue(user: string): Promise<void> {
-  await runInDurableObject(stubOf(user), (_object: unknown, state: DurableObjectState) => {
-    state.storage.sql.exec("UPDATE kv_rewrites SET not_before = 0");
-  });
+async function alarmAfterWriteSpacing(user: string): Promise<void> {
+  const later = Date.now() + 1_100;
+  setObjectClock(() => later);
+  try {
+    await runDurableObjectAlarm(stubOf(user));
+  } finally {
+    setObjectClock(null);
+  }
 }
 
 describe("session.revoked", () => {
@@ -232,8 +237,8 @@ describe("bounded work", () => {
     // This login read the provider before the change: it still says admin.
     const late = await newSession(user);
     expect(await storedMemberships(late.sessionId)).toEqual([acme("admin")]);
-    await rewritesDue(user); // instead of waiting out KV's one write per key per second
-    await runDurableObjectAlarm(stubOf(user));
+    await alarmAfterWriteSpacing(user); // one KV write per key per second
+
     expect(await storedMemberships(late.sessionId)).toEqual([acme("member")]);
   });
 
@@ -246,8 +251,8 @@ describe("bounded work", () => {
     await env.SESSIONS.put(`sess:${s.sessionId}`, JSON.stringify(stale));
     const now = Date.now();
     await stubOf(user).touch(s.sessionId, now, now + 3600_000);
-    await rewritesDue(user);
-    await runDurableObjectAlarm(stubOf(user));
+    await alarmAfterWriteSpacing(user);
+
     expect(await storedMemberships(s.sessionId)).toEqual([acme("member")]);
   });
 });
