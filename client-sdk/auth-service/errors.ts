@@ -81,13 +81,20 @@ interface RpcFailure {
 }
 
 const NOT_IMPLEMENTED = /does not implement the method/;
+/**
+ * What local development's service registry (wrangler dev) throws, marked remote, when the bound
+ * worker is not running: "Worker "gatehouse-auth" not found. Make sure it is running locally.".
+ * It never reached the auth worker, so it is unavailability, not a failure of its code.
+ */
+const NOT_RUNNING = /Worker ".*" not found\. Make sure it is running locally|Couldn't find a local dev session/;
 
 /**
  * Classifies what a call to `AuthService.<method>` threw:
  * - a remote `TypeError` is the entrypoint's argument validation → `invalid_argument` (its message kept);
  *   "does not implement the method" → `auth_service_unsupported`;
- * - another remote error with status 503 (the auth worker's store is down) → `auth_service_unavailable`,
- *   any other remote error → `auth_service_error`;
+ * - another remote error with status 503 (the auth worker's store is down), or local development's
+ *   "worker not running" (no status, `NOT_RUNNING`) → `auth_service_unavailable`; any other remote
+ *   error → `auth_service_error`;
  * - an error without `remote` never reached the auth worker's code (connection lost, overloaded,
  *   isolate gone) → `auth_service_unavailable`.
  */
@@ -106,7 +113,9 @@ export function toAuthServiceError(method: string, err: unknown): AuthServiceErr
         cause: err,
       });
     }
-    if (failure.status === 503) return new AuthServiceError("auth_service_unavailable", { method, cause: err });
+    if (failure.status === 503 || (failure.status === undefined && NOT_RUNNING.test(message))) {
+      return new AuthServiceError("auth_service_unavailable", { method, cause: err });
+    }
     return new AuthServiceError("auth_service_error", { method, cause: err });
   }
   return new AuthServiceError("auth_service_unavailable", { method, cause: err });

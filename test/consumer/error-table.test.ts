@@ -5,7 +5,7 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { AuthServiceClient, AuthServiceError } from "gatehouse";
+import { AuthServiceClient, AuthServiceError, toAuthServiceError } from "gatehouse";
 import { describe, expect, it } from "vitest";
 import consumer, { type ConsumerEnv } from "../../workers/example-consumer/worker";
 import { APP, people, signIn, visitWith } from "./helpers";
@@ -36,6 +36,23 @@ describe("README's consumer error table, row by row", () => {
     const res = await visitWith(binding, "/api/me", { cookie });
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({ error: "auth_service_unavailable" });
+  });
+
+  it("auth_service_unavailable 503: under wrangler dev, the auth worker is not running", () => {
+    // What wrangler dev's service registry throws (marked remote) when the bound worker is not up.
+    const notRunning = Object.assign(new Error('Worker "gatehouse-auth" not found. Make sure it is running locally.'), {
+      remote: true,
+    });
+    expect(toAuthServiceError("resolveSession", notRunning)).toMatchObject({
+      code: "auth_service_unavailable",
+      status: 503,
+    });
+    // The same words from the auth worker's own code, with a status, keep their meaning.
+    const own = Object.assign(new Error('Worker "x" not found. Make sure it is running locally.'), {
+      remote: true,
+      status: 500,
+    });
+    expect(toAuthServiceError("resolveSession", own).code).toBe("auth_service_error");
   });
 
   it("auth_service_error 502: the auth worker threw", async () => {
