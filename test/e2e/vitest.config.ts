@@ -2,7 +2,7 @@ import { defineProject } from "vitest/config";
 
 // The browser flows: plain Node (no workerd pool). globalSetup starts the local identity provider
 // and `wrangler dev` of the auth worker and the example consumer on free loopback ports; each test
-// file drives Debian's Chromium through playwright-core. Files run one at a time: they share the
+// file drives Chromium (npm's @sparticuz/chromium) through playwright-core. Files run one at a time: they share the
 // demo users, and the live sign-out is timed against a one-second budget.
 export default defineProject({
   test: {

@@ -39,27 +39,43 @@ function tryBuild(n: string, v: string, o: CookieOptions): string | null {
 
 describe("cookie codec (property)", () => {
   it("what buildSetCookie accepts, parseCookie gives back exactly", () => {
+    let accepted = 0;
     fc.assert(
       fc.property(name, value, options, (n, v, o) => {
         const line = tryBuild(n, v, o);
         if (line === null) return;
+        accepted++;
         const pair = line.split(";")[0]!;
         expect(pair).toBe(`${n}=${v}`);
         expect(parseCookie(pair)[n]).toBe(v);
       }),
       { numRuns: 2_000 },
     );
+    expect(accepted).toBeGreaterThan(200); // the property is about accepted values: make sure there are many
   });
 
-  it("keeps the value among other cookies a browser sends (first occurrence wins)", () => {
+  it("keeps the value among other cookies a browser sends, before and after it (first occurrence wins)", () => {
+    /** Cookies the browser holds for other apps: any name, any value their own buildSetCookie accepted. */
+    const others = fc.array(fc.tuple(name, value), { maxLength: 4 }).map((pairs) =>
+      pairs.flatMap(([on, ov]) => {
+        const line = tryBuild(on, ov, {});
+        return line === null ? [] : [line.split(";")[0]!];
+      }),
+    );
+    const separator = fc.constantFrom("; ", ";", ";  ", " ; ");
     fc.assert(
-      fc.property(name, value, fc.array(fc.tuple(name, fc.base64String()), { maxLength: 5 }), (n, v, others) => {
+      fc.property(name, value, others, others, separator, (n, v, before, after, sep) => {
         const line = tryBuild(n, v, {});
         if (line === null) return;
         const pair = line.split(";")[0]!;
-        const rest = others.filter(([o]) => o !== n).map(([o, ov]) => `${o}=${ov}`);
-        const header = [pair, ...rest, `${n}=later`].join("; ");
-        expect(parseCookie(header)[n]).toBe(v);
+        const earlier = before.filter((p) => p.slice(0, p.indexOf("=")) !== n);
+        const header = [...earlier, pair, ...after, `${n}=later`].join(sep);
+        const parsed = parseCookie(header);
+        expect(parsed[n]).toBe(v);
+        for (const p of earlier) {
+          const [on, ov] = [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)];
+          if (earlier.find((q) => q.startsWith(`${on}=`)) === p) expect(parsed[on]).toBe(ov);
+        }
       }),
       { numRuns: 1_000 },
     );
@@ -77,10 +93,19 @@ describe("cookie codec (property)", () => {
   });
 
   it("parseCookie never throws, and names are own keys that never reach a prototype", () => {
+    const header = fc.oneof(
+      fc.string({ maxLength: 200 }),
+      fc.string({
+        unit: fc.constantFrom(...'a=;,% \t"\\', "%E9", "%zz", "__proto__", "constructor", "prototype", "é", "\0"),
+        maxLength: 60,
+      }),
+    );
     fc.assert(
-      fc.property(fc.string({ maxLength: 200 }), (header) => {
-        const parsed = parseCookie(header);
-        expect(typeof parsed).toBe("object");
+      fc.property(header, (text) => {
+        const parsed = parseCookie(text);
+        expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+        for (const key of Object.keys(parsed)) expect(typeof parsed[key]).toBe("string");
+        expect(Object.keys(Object.prototype)).toEqual([]);
       }),
       { numRuns: 2_000 },
     );
