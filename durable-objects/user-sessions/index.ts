@@ -151,6 +151,15 @@ export class UserSessions extends Server<ServerEnv> {
     return this.#revoke([sessionId], reason);
   }
 
+  /**
+   * Revokes the session only while it is active here (mirrored, unexpired, not revoked);
+   * null otherwise. One call, so no other request can land between the check and the revocation.
+   */
+  async revokeActive(sessionId: string, now: number = objectNow()): Promise<RevocationResult | null> {
+    if (!this.isActive(sessionId, now)) return null;
+    return this.#revoke([sessionId], "revoked");
+  }
+
   revokeAll(reason: RevocationReason = "revoked_all"): Promise<RevocationResult> {
     return this.#revoke(sessionIds(this.ctx.storage.sql, "1 = 1"), reason, true);
   }

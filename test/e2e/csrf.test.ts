@@ -1,19 +1,10 @@
-/**
- * Flow 4: the forms of /account/sessions carry a CSRF token. The same form posted without it is
- * refused with a readable page and changes nothing; posted with it, it signs the session out.
- */
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { apiMeStatus, launchBrowser, newPerson, screenshot, signedInTab, stack, textOf } from "./support/browser";
+import { expect, it } from "vitest";
+import { apiMeStatus, newPerson, screenshot, signedInTab, stack, textOf, useBrowser } from "./support/browser";
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(() => browser?.close());
+const browser = useBrowser();
 
 it("a form post without its CSRF token is refused with a readable page; with the token it succeeds", async () => {
-  const [mine, other] = [await newPerson(browser), await newPerson(browser)];
+  const [mine, other] = [await newPerson(browser()), await newPerson(browser())];
   const otherTab = await signedInTab(other, "Grace Hopper", "Acme");
   const otherSession = await otherTab.locator("#account").getAttribute("data-session-id");
   const page = await signedInTab(mine, "Grace Hopper", "Acme");

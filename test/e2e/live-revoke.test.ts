@@ -4,24 +4,20 @@
  * second and without a reload; then "Sign out everywhere else" from a third session ends the
  * others and leaves that tab signed in.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { expect, it } from "vitest";
 import {
   apiMeStatus,
-  launchBrowser,
   newPerson,
   SIGN_IN_PAGE,
   screenshot,
   signedInTab,
   stack,
   textOf,
+  useBrowser,
 } from "./support/browser";
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(() => browser?.close());
+const browser = useBrowser();
 
 /** The tab's live script has joined the user's channel. */
 async function live(page: Page): Promise<void> {
@@ -59,7 +55,11 @@ async function signedOutNotice(page: Page, timeout: number): Promise<string> {
 }
 
 it("revoking tab B from tab A signs B out live within a second; sign out everywhere else keeps this tab", async () => {
-  const [contextA, contextB, contextC] = [await newPerson(browser), await newPerson(browser), await newPerson(browser)];
+  const [contextA, contextB, contextC] = [
+    await newPerson(browser()),
+    await newPerson(browser()),
+    await newPerson(browser()),
+  ];
   const tabA = await signedInTab(contextA, "Ada Lovelace", "Acme");
   const tabB = await signedInTab(contextB, "Ada Lovelace", "Acme");
   await live(tabB);

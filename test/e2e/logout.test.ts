@@ -1,29 +1,19 @@
-/**
- * Flow 2: signing out on the consumer (its same-origin POST /logout, revoked over RPC) ends the
- * session on the server; the Back button then does not bring the signed-in page back: the browser
- * asks again and the person is asked to sign in.
- */
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import {
   apiMeStatus,
-  launchBrowser,
   newPerson,
   pickDemoUser,
   SIGN_IN_PAGE,
   screenshot,
   stack,
   textOf,
+  useBrowser,
 } from "./support/browser";
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(() => browser?.close());
+const browser = useBrowser();
 
 it("logout ends the session, and Back asks to sign in again instead of showing the page", async () => {
-  const context = await newPerson(browser);
+  const context = await newPerson(browser());
   const page = await context.newPage();
   await page.goto(`${stack.consumerUrl}/dashboard`);
   await pickDemoUser(page, "Ada Lovelace", "Acme");

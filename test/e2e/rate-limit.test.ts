@@ -3,24 +3,19 @@
  * worker's readable 429 page with a `Retry-After` that the page text repeats.
  */
 import { setTimeout as delay } from "node:timers/promises";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { launchBrowser, newPerson, screenshot, stack, textOf } from "./support/browser";
+import { expect, it } from "vitest";
+import { newPerson, screenshot, stack, textOf, useBrowser } from "./support/browser";
 
 const LIMIT = 20; // AUTH_RATE_LIMITS.login: 20 per 60 s, fixed windows aligned to the epoch
 const WINDOW_MS = 60_000;
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(() => browser?.close());
+const browser = useBrowser();
 
 it("hammering /auth/login past its limit shows the 429 page with Retry-After", async () => {
   // Start inside one window, so exactly LIMIT are admitted (a window edge would reset the count).
   while (WINDOW_MS - (Date.now() % WINDOW_MS) < 15_000) await delay(200);
 
-  const context = await newPerson(browser);
+  const context = await newPerson(browser());
   const page = await context.newPage();
   const login = `${stack.authUrl}/auth/login`;
   let admitted = 0;

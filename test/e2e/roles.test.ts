@@ -3,19 +3,15 @@
  * organization taken from the path. A member of acme sees the 403 page, an admin of acme the
  * page; an admin of globex signed in under globex is still only a member of acme.
  */
-import type { Browser, Response } from "playwright-core";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { launchBrowser, newPerson, pickDemoUser, SIGN_IN_PAGE, screenshot, stack, textOf } from "./support/browser";
+import type { Response } from "playwright-core";
+import { expect, it } from "vitest";
+import { newPerson, pickDemoUser, SIGN_IN_PAGE, screenshot, stack, textOf, useBrowser } from "./support/browser";
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(() => browser?.close());
+const browser = useBrowser();
 
 /** Opens `path` on the consumer signed out, signs in as `user` into `organization`, returns the page's final answer. */
 async function openAs(user: string, organization: string, path: string) {
-  const context = await newPerson(browser);
+  const context = await newPerson(browser());
   const page = await context.newPage();
   const target = `${stack.consumerUrl}${path}`;
   await page.goto(target);

@@ -1,20 +1,10 @@
-/**
- * Flow 1: a protected page of the consumer sends a signed-out person through the auth worker's
- * login to the identity provider; picking a demo user brings them back to the page they asked
- * for, signed in, with their name and organization on it.
- */
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { launchBrowser, newPerson, pickDemoUser, SIGN_IN_PAGE, screenshot, stack, textOf } from "./support/browser";
+import { expect, it } from "vitest";
+import { newPerson, pickDemoUser, SIGN_IN_PAGE, screenshot, stack, textOf, useBrowser } from "./support/browser";
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(() => browser?.close());
+const browser = useBrowser();
 
 it("a protected page redirects to sign-in and lands back on it, signed in, name and organization shown", async () => {
-  const context = await newPerson(browser);
+  const context = await newPerson(browser());
   const page = await context.newPage();
   const visited: string[] = [];
   page.on("request", (request) => {

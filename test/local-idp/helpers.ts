@@ -83,18 +83,26 @@ export async function signInThroughPage(authorizationUrl: string, userId: string
   return new URL(location);
 }
 
-/** A full login through the page with PKCE; returns the SDK's authentication response. */
-export async function login(idp: LocalIdp, userId: string, organizationId: string) {
+/** An SDK, a PKCE pair and the authorization URL of one hosted-login flow. */
+export async function startFlow(idp: LocalIdp, options: { organizationId?: string; state?: string } = {}) {
   const workos = sdk(idp);
   const pkce = await workos.pkce.generate();
+  const { state = "st", ...rest } = options;
   const url = workos.userManagement.getAuthorizationUrl({
     provider: "authkit",
     clientId: CLIENT_ID,
     redirectUri: REDIRECT_URI,
-    state: "st",
+    state,
     codeChallenge: pkce.codeChallenge,
     codeChallengeMethod: "S256",
+    ...rest,
   });
+  return { workos, pkce, url };
+}
+
+/** A full login through the page with PKCE; returns the SDK's authentication response. */
+export async function login(idp: LocalIdp, userId: string, organizationId: string) {
+  const { workos, pkce, url } = await startFlow(idp);
   const callback = await signInThroughPage(url, userId, organizationId);
   return workos.userManagement.authenticateWithCode({
     clientId: CLIENT_ID,

@@ -21,6 +21,7 @@ import {
   resetIdp,
   sdk,
   signInThroughPage,
+  startFlow as startTestFlow,
   startTestIdp,
 } from "./helpers.ts";
 
@@ -35,19 +36,8 @@ beforeEach(async () => {
   await resetIdp(idp);
 });
 
-async function startFlow(options: { organizationId?: string } = {}) {
-  const workos = sdk(idp);
-  const pkce = await workos.pkce.generate();
-  const url = workos.userManagement.getAuthorizationUrl({
-    provider: "authkit",
-    clientId: CLIENT_ID,
-    redirectUri: REDIRECT_URI,
-    state: "state-123",
-    codeChallenge: pkce.codeChallenge,
-    codeChallengeMethod: "S256",
-    ...options,
-  });
-  return { workos, pkce, url };
+function startFlow(options: { organizationId?: string } = {}) {
+  return startTestFlow(idp, { state: "state-123", ...options });
 }
 
 describe("sign-in page", () => {

@@ -36,6 +36,19 @@ describe("UserSessions: mirroring", () => {
 });
 
 describe("UserSessions: revocation fan-out", () => {
+  it("revokeActive revokes an active session once, and nothing that is unknown, revoked or expired", async () => {
+    const sessions = manager();
+    const user = freshUser();
+    const s = await newSession(sessions, user);
+    const stub = stubOf(user);
+    expect(await stub.revokeActive("f".repeat(64))).toBeNull();
+    expect(await stub.revokeActive(s.sessionId)).toMatchObject({ revoked: 1 });
+    expect(await stub.revokeActive(s.sessionId)).toBeNull();
+    const later = await newSession(sessions, user);
+    expect(await stub.revokeActive(later.sessionId, Date.now() + 400 * 24 * 3600 * 1000)).toBeNull();
+    expect(await stub.isActive(later.sessionId)).toBe(true);
+  });
+
   it("revokes 1 of 3 sessions: its record and its tab go, the others stay", async () => {
     const sessions = manager();
     const user = freshUser();

@@ -8,12 +8,25 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 
 export const stack = inject("e2e");
 
 /** The provider's hosted sign-in page (`GET /user_management/authorize?…`). */
 export const SIGN_IN_PAGE = `${stack.idpUrl}/user_management/authorize?**`;
+
+/** One headless browser for the file: launched before its tests, closed after. */
+export function useBrowser(): () => Browser {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(() => browser?.close());
+  return () => {
+    if (!browser) throw new Error("the browser is not launched yet");
+    return browser;
+  };
+}
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({

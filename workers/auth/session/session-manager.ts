@@ -5,13 +5,15 @@
  * identified by a signed cookie. `resolveUser` never throws on any cookie;
  * only a failing store surfaces, as a 503 `AuthError` (fail closed).
  */
-import type { RevocationResult, SessionInfo, UserSessions } from "../../../durable-objects/user-sessions";
+import type { RevocationResult, SessionInfo } from "../../../durable-objects/user-sessions";
 import { buildSetCookie, parseCookie } from "../cookies";
 import { HmacSigner } from "../crypto";
 import { AuthError } from "../errors";
 import type { AppUser, IdentityUser } from "../types";
 import { type ResolvedSessionConfig, resolveSessionConfig, type SessionManagerOptions } from "./config";
 import { KVSessionStore, type SessionRecord } from "./kv-session-store";
+import { SessionObjects } from "./session-objects";
+import { storeCall } from "./store-call";
 import { isSessionId, issueSessionToken, verifySessionToken } from "./token";
 
 /** A resolved session: the public id, the user, and the stored record. */
@@ -39,11 +41,12 @@ export class SessionManager {
   readonly signer: HmacSigner;
   /** Sessions this isolate slid recently: avoids two writes to one key in the same second. */
   readonly #recentRefresh = new Map<string, number>();
-  readonly #userSessions: DurableObjectNamespace<UserSessions> | undefined;
+  /** The per-user session objects, which own revocation (absent without `userSessions`). */
+  readonly #objects: SessionObjects | undefined;
 
   constructor(kv: SessionKV, secret: string | readonly string[], options: SessionManagerOptions = {}) {
     this.config = resolveSessionConfig(options);
-    this.#userSessions = options.userSessions;
+    this.#objects = options.userSessions && new SessionObjects(options.userSessions, this.config.clock);
     const namespace = "raw" in kv && kv.raw ? kv.raw : (kv as KVNamespace);
     this.store = new KVSessionStore(namespace, this.config.clock);
     this.signer = new HmacSigner(secret);
@@ -67,11 +70,11 @@ export class SessionManager {
   async resolveCookieHeader(cookieHeader: string | null | undefined): Promise<ResolvedSession | null> {
     const sessionId = await this.sessionIdFromCookieHeader(cookieHeader);
     if (!sessionId) return null;
-    const record = await this.#store(() => this.store.get(sessionId));
+    const record = await storeCall(() => this.store.get(sessionId));
     if (!record || record.id !== sessionId) return null;
     const now = this.config.clock();
     if (now >= record.idleExpiresAt || now >= record.absoluteExpiresAt) return null;
-    if (this.config.revocation === "strict" && !(await this.#isActive(record))) return null;
+    if (this.config.revocation === "strict" && !(await this.#objects!.isActive(record.userId, record.id))) return null;
     if (now - record.lastSeenAt >= this.config.refreshInterval * 1000) await this.#slide(record, now);
     return { sessionId, user: toAppUser(record), record };
   }
@@ -129,9 +132,9 @@ export class SessionManager {
     } catch (cause) {
       throw new AuthError("session_store_unavailable", { status: 503, message: "Could not save the session", cause });
     }
-    if (this.#userSessions) {
+    if (this.#objects) {
       try {
-        const { registered } = await this.#stub(user.id).register({
+        const registered = await this.#objects.register(user.id, {
           id: sessionId,
           createdAt: record.createdAt,
           lastSeenAt: record.lastSeenAt,
@@ -189,9 +192,8 @@ export class SessionManager {
   }
 
   /** Every live session of a user (needs `userSessions`). */
-  async listSessions(userId: string): Promise<SessionInfo[]> {
-    const stub = this.#requireStub(userId);
-    return this.#store(() => stub.list(this.config.clock()));
+  listSessions(userId: string): Promise<SessionInfo[]> {
+    return this.#requireObjects().list(userId);
   }
 
   /**
@@ -200,79 +202,52 @@ export class SessionManager {
    */
   async revokeSession(sessionId: string): Promise<RevocationResult | null> {
     if (!isSessionId(sessionId)) return null;
-    const record = await this.#store(() => this.store.get(sessionId));
+    const record = await storeCall(() => this.store.get(sessionId));
     if (!record) return null;
     this.#recentRefresh.delete(sessionId);
-    const stub = this.#requireStub(record.userId);
-    return this.#store(() => stub.revoke(sessionId, "revoked"));
+    return this.#requireObjects().revoke(record.userId, sessionId, "revoked");
   }
 
   /** Revokes every session of a user and closes every open tab. */
-  async revokeUser(userId: string): Promise<RevocationResult> {
-    const stub = this.#requireStub(userId);
-    return this.#store(() => stub.revokeAll("revoked_all"));
+  revokeUser(userId: string): Promise<RevocationResult> {
+    return this.#requireObjects().revokeAll(userId);
   }
 
   /** Revokes every session of a user except `keepSessionId` ("sign out everywhere else"). */
-  async revokeOtherSessions(userId: string, keepSessionId: string): Promise<RevocationResult> {
-    const stub = this.#requireStub(userId);
-    return this.#store(() => stub.revokeOthers(keepSessionId));
+  revokeOtherSessions(userId: string, keepSessionId: string): Promise<RevocationResult> {
+    return this.#requireObjects().revokeOthers(userId, keepSessionId);
   }
 
   /**
    * Revokes one session of this user, asking only this user's object (a session of someone else is
    * simply not there): `"logout"` for the request's own session, `"revoked"` for another one, which
-   * must be active (else null). Failures map to 503 `session_store_unavailable` like every call here.
+   * must be active (else null; checked and revoked in one call to the object). Failures map to 503
+   * `session_store_unavailable` like every call here.
    */
-  async revokeSessionOf(
+  revokeSessionOf(
     userId: string,
     sessionId: string,
     reason: "logout" | "revoked" = "revoked",
   ): Promise<RevocationResult | null> {
-    const stub = this.#requireStub(userId);
+    const objects = this.#requireObjects();
     this.#recentRefresh.delete(sessionId);
-    return this.#store(async () => {
-      if (reason === "revoked" && !(await stub.isActive(sessionId, this.config.clock()))) return null;
-      return stub.revoke(sessionId, reason);
-    });
+    return reason === "logout" ? objects.revoke(userId, sessionId, reason) : objects.revokeActive(userId, sessionId);
   }
 
   async #end(sessionId: string, reason: "logout" | "revoked"): Promise<void> {
-    await this.#store(async () => {
-      if (!this.#userSessions) return this.store.delete(sessionId);
-      const record = await this.store.get(sessionId);
-      if (record) await this.#stub(record.userId).revoke(sessionId, reason);
-      else await this.store.delete(sessionId);
-    });
+    const record = this.#objects ? await storeCall(() => this.store.get(sessionId)) : null;
+    if (record) await this.#objects!.revoke(record.userId, sessionId, reason);
+    else await storeCall(() => this.store.delete(sessionId));
   }
 
-  /** Runs a KV or session-object operation; any failure is a 503 `session_store_unavailable`. */
-  async #store<T>(operation: () => Promise<T>): Promise<T> {
-    try {
-      return await operation();
-    } catch (cause) {
-      if (cause instanceof AuthError) throw cause;
-      throw new AuthError("session_store_unavailable", { status: 503, message: "Sessions are unavailable", cause });
-    }
-  }
-
-  #isActive(record: SessionRecord): Promise<boolean> {
-    return this.#store(() => this.#stub(record.userId).isActive(record.id, this.config.clock()));
-  }
-
-  #stub(userId: string): DurableObjectStub<UserSessions> {
-    const ns = this.#userSessions!;
-    return ns.get(ns.idFromName(userId));
-  }
-
-  #requireStub(userId: string): DurableObjectStub<UserSessions> {
-    if (!this.#userSessions) {
+  #requireObjects(): SessionObjects {
+    if (!this.#objects) {
       throw new AuthError("config_missing", {
         status: 500,
         message: "Session revocation needs the USER_SESSIONS Durable Object binding",
       });
     }
-    return this.#stub(userId);
+    return this.#objects;
   }
 
   async #slide(record: SessionRecord, now: number): Promise<void> {
@@ -286,7 +261,7 @@ export class SessionManager {
       await this.store.put(record);
       // After the write, not beside it: if the session was revoked meanwhile, the object
       // sees the tombstone and deletes the record this write may have brought back.
-      if (this.#userSessions) await this.#stub(record.userId).touch(record.id, now, record.idleExpiresAt);
+      if (this.#objects) await this.#objects.touch(record.userId, record.id, now, record.idleExpiresAt);
     } catch (err) {
       // Sliding is best effort: a failed write (e.g. KV's 1 write/s/key limit) must not fail the request.
       console.warn("gatehouse: session refresh write failed", err instanceof Error ? err.message : err);
