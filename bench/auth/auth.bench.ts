@@ -7,8 +7,8 @@
  * one session inside one refresh interval, counted on the real binding.
  */
 import { env } from "cloudflare:workers";
-import { compose } from "gatehouse";
-import { AuthMiddleware, currentUser, SessionManager } from "gatehouse/auth";
+import { compose } from "gatehouse-workers";
+import { AuthMiddleware, currentUser, SessionManager } from "gatehouse-workers/auth";
 import { it } from "vitest";
 import { ratio, record } from "../harness";
 

@@ -3,7 +3,7 @@
  * route versus a bare module-worker fetch handler answering the same thing.
  * Both build the Request and read the Response body, as a real request does.
  */
-import { Application, type Middleware } from "gatehouse";
+import { Application, type Middleware } from "gatehouse-workers";
 import { it } from "vitest";
 import { ratio, record } from "../harness";
 

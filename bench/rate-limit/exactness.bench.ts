@@ -9,7 +9,7 @@
  * limiter over its own view of the binding is one isolate's state).
  */
 import { env } from "cloudflare:workers";
-import { DORateLimiter, KVRateLimiter, KVStore, StatefulObjectClient } from "gatehouse";
+import { DORateLimiter, KVRateLimiter, KVStore, StatefulObjectClient } from "gatehouse-workers";
 import { it } from "vitest";
 import { record, round } from "../harness";
 

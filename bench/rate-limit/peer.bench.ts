@@ -13,7 +13,7 @@
 
 import { env } from "cloudflare:workers";
 import { DurableObjectStore } from "@hono-rate-limiter/cloudflare";
-import { DORateLimiter, MAX_LIMIT, StatefulObjectClient } from "gatehouse";
+import { DORateLimiter, MAX_LIMIT, StatefulObjectClient } from "gatehouse-workers";
 import { it } from "vitest";
 import { median, ratio, record, round } from "../harness";
 

@@ -6,7 +6,7 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { compose, DORateLimiter, StatefulObjectClient } from "gatehouse";
+import { compose, DORateLimiter, StatefulObjectClient } from "gatehouse-workers";
 import { it } from "vitest";
 import { record } from "../harness";
 import type { CountingRateLimiterDO } from "./worker";

@@ -4,8 +4,8 @@
  * Durable Object class, read from node_modules/@hono-rate-limiter/cloudflare.
  */
 import { DurableObjectRateLimiter } from "@hono-rate-limiter/cloudflare";
-import type { RateCheckCall, RateCheckResult } from "gatehouse";
-import { RateLimiterDO } from "gatehouse/durable-objects";
+import type { RateCheckCall, RateCheckResult } from "gatehouse-workers";
+import { RateLimiterDO } from "gatehouse-workers/durable-objects";
 
 export { DurableObjectRateLimiter, RateLimiterDO };
 

@@ -8,7 +8,7 @@
  * auth.strict_vs_eventual_ratio: resolveUser in strict mode over eventual mode.
  */
 import { env, exports } from "cloudflare:workers";
-import { SessionManager } from "gatehouse/auth";
+import { SessionManager } from "gatehouse-workers/auth";
 import { it } from "vitest";
 import { ratio, record } from "../harness";
 

@@ -8,7 +8,7 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { SessionManager } from "gatehouse/auth";
+import { SessionManager } from "gatehouse-workers/auth";
 import { it } from "vitest";
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "../../scripts/local-idp/webhook-signature";
 import { median, record } from "../harness";

@@ -1,12 +1,14 @@
 import { resolve } from "node:path";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
+import { sourceAliases } from "../../tooling/source/aliases.ts";
 
 const here = import.meta.dirname;
 
 // The auth worker with the local identity provider running (organization look-ups go to it, as
 // they would go to WorkOS), started Node-side by scripts/local-idp/vitest-setup.ts.
 export default defineProject({
+  resolve: { alias: sourceAliases },
   plugins: [
     cloudflareTest((ctx) => {
       const idp = ctx.inject("localIdp");

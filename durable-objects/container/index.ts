@@ -34,7 +34,7 @@ export const CONTAINER_SLEEP_AFTER = "10m";
  *
  * @example
  * ```ts
- * export { GatehouseContainer } from "gatehouse/durable-objects";
+ * export { GatehouseContainer } from "..";
  * // in a handler:
  * const containers = new ContainerClient(env.CONTAINERS);
  * const res = await containers.send("tenant-42", "/render", { method: "POST", body });

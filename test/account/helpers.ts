@@ -5,7 +5,7 @@
  * and live tabs opened through its /parties route.
  */
 import { env, exports } from "cloudflare:workers";
-import { type IdentityUser, SessionManager } from "gatehouse/auth";
+import { type IdentityUser, SessionManager } from "gatehouse-workers/auth";
 import { openTab as openSessionTab, type Tab } from "../sessions/helpers";
 
 export const ORIGIN = "https://auth.example.com";

@@ -1,4 +1,4 @@
-import { CLOSE_SESSION_REVOKED } from "gatehouse/durable-objects";
+import { CLOSE_SESSION_REVOKED } from "gatehouse-workers/durable-objects";
 import { describe, expect, it } from "vitest";
 import {
   call,

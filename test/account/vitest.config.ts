@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
+import { sourceAliases } from "../../tooling/source/aliases.ts";
 
 const here = import.meta.dirname;
 
@@ -10,6 +11,7 @@ const here = import.meta.dirname;
  * scripts/build-client.mjs into a temporary directory) and handed to the tests as a binding.
  */
 export default defineProject({
+  resolve: { alias: sourceAliases },
   plugins: [
     cloudflareTest((ctx) => ({
       wrangler: { configPath: "./wrangler.toml" },

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { buildSetCookie, parseCookie, parseJwtExpiry } from "gatehouse/auth";
+import { buildSetCookie, parseCookie, parseJwtExpiry } from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
 
 describe("parseCookie", () => {

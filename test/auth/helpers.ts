@@ -4,14 +4,14 @@
  * an Application wired with AuthServiceProvider over a FakeIdentityClient.
  */
 import { env } from "cloudflare:workers";
-import { Application } from "gatehouse";
+import { Application } from "gatehouse-workers";
 import {
   AuthServiceProvider,
   FakeIdentityClient,
   type IdentityUser,
   SessionManager,
   type SessionManagerOptions,
-} from "gatehouse/auth";
+} from "gatehouse-workers/auth";
 
 export const SECRET = env.SESSION_SECRET;
 export const REDIRECT_URL = "https://auth.example.com/auth/callback";

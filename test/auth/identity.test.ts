@@ -3,8 +3,8 @@
  * against the local identity provider (scripts/local-idp) started by globalSetup.
  */
 import { env } from "cloudflare:workers";
-import { Application } from "gatehouse";
-import { AuthServiceProvider, DefaultIdentityClient, SessionManager } from "gatehouse/auth";
+import { Application } from "gatehouse-workers";
+import { AuthServiceProvider, DefaultIdentityClient, SessionManager } from "gatehouse-workers/auth";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { cookieHeader, cookiesFrom, ORIGIN, REDIRECT_URL } from "./helpers";
 

@@ -1,4 +1,4 @@
-import { Application, compose } from "gatehouse";
+import { Application, compose } from "gatehouse-workers";
 import {
   AuthMiddleware,
   CsrfMiddleware,
@@ -7,7 +7,7 @@ import {
   GuestMiddleware,
   OrgResolver,
   RoleMiddleware,
-} from "gatehouse/auth";
+} from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
 import { cookieHeader, cookiesFrom, login, makeApp, ORIGIN } from "./helpers";
 

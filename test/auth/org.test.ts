@@ -1,4 +1,4 @@
-import { OrgResolver } from "gatehouse/auth";
+import { OrgResolver } from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
 
 const req = (url: string, headers: Record<string, string> = {}) => new Request(url, { headers });

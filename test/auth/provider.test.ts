@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { Application } from "gatehouse";
+import { Application } from "gatehouse-workers";
 import {
   AuthConfigToken,
   AuthServiceProvider,
@@ -9,7 +9,7 @@ import {
   KVSessionStore,
   parseJwtExpiry,
   SessionManager,
-} from "gatehouse/auth";
+} from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
 import { sha256Base64url } from "../../workers/auth/crypto";
 

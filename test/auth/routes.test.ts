@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { handleLogout, safeReturnTo } from "gatehouse/auth";
+import { handleLogout, safeReturnTo } from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
 import { ada, cookieHeader, cookiesFrom, login, makeApp, ORIGIN, REDIRECT_URL, TestClock } from "./helpers";
 

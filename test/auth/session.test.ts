@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
-import { parseCookie, SESSION_DEFAULTS, SessionManager } from "gatehouse/auth";
+import { parseCookie, SESSION_DEFAULTS, SessionManager } from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
 import { ada, countingKV, makeSessions, SECRET, TestClock } from "./helpers";
 

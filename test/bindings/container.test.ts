@@ -7,8 +7,8 @@
 
 import { env } from "cloudflare:workers";
 import { Container } from "@cloudflare/containers";
-import { BindingError, CONTAINER_ORIGIN, ContainerClient } from "gatehouse";
-import { CONTAINER_PORT, GatehouseContainer } from "gatehouse/durable-objects";
+import { BindingError, CONTAINER_ORIGIN, ContainerClient } from "gatehouse-workers";
+import { CONTAINER_PORT, GatehouseContainer } from "gatehouse-workers/durable-objects";
 import { describe, expect, it } from "vitest";
 
 interface Echo {

@@ -5,7 +5,7 @@
  * plus things that are not bindings: vars, secrets, JSON, a Durable Object stub.
  */
 import { env } from "cloudflare:workers";
-import { BINDING_CONVENTIONS, type BindingKind, detectBinding } from "gatehouse";
+import { BINDING_CONVENTIONS, type BindingKind, detectBinding } from "gatehouse-workers";
 import { describe, expect, it } from "vitest";
 import { AiStandIn, DispatchNamespaceStandIn, VectorizeStandIn } from "./stand-ins";
 

@@ -5,7 +5,7 @@
  * The server takes one connection at a time, so these tests run in sequence.
  */
 import { env } from "cloudflare:workers";
-import { BindingError, PooledDbClient } from "gatehouse";
+import { BindingError, PooledDbClient } from "gatehouse-workers";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const PASSWORD = "pg-secret-do-not-leak";

@@ -19,7 +19,7 @@ import {
   SqlDatabase,
   StatefulObjectClient,
   VectorStore,
-} from "gatehouse";
+} from "gatehouse-workers";
 import { describe, expect, it } from "vitest";
 import { AiStandIn, DispatchNamespaceStandIn, VectorizeStandIn } from "./stand-ins";
 

@@ -4,7 +4,7 @@
  * WorkerEntrypoint (fetch plus an RPC method).
  */
 import { env } from "cloudflare:workers";
-import { BindingError, SERVICE_ORIGIN, ServiceCallError, ServiceClient } from "gatehouse";
+import { BindingError, SERVICE_ORIGIN, ServiceCallError, ServiceClient } from "gatehouse-workers";
 import { describe, expect, it } from "vitest";
 
 interface Echo {

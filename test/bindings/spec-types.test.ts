@@ -17,7 +17,7 @@ import type {
   VectorizeVector,
   VectorQueryOptions,
   VersionedKVOptions,
-} from "gatehouse";
+} from "gatehouse-workers";
 import { describe, expect, expectTypeOf, it } from "vitest";
 
 describe("the spec's types, exported by name", () => {

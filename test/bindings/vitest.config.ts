@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
+import { sourceAliases } from "../../tooling/source/aliases.ts";
 
 const here = import.meta.dirname;
 const compat = { compatibilityDate: "2026-11-01", compatibilityFlags: ["nodejs_compat"] };
@@ -12,6 +13,7 @@ const compat = { compatibilityDate: "2026-11-01", compatibilityFlags: ["nodejs_c
  * bindings are plain JavaScript modules loaded by miniflare.
  */
 export default defineProject({
+  resolve: { alias: sourceAliases },
   plugins: [
     cloudflareTest((ctx) => ({
       wrangler: { configPath: "./wrangler.toml" },

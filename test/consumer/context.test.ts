@@ -5,7 +5,7 @@ import {
   ServiceAuthMiddleware,
   currentOrganizationSlug as sdkCurrentOrganizationSlug,
   currentUser as sdkCurrentUser,
-} from "gatehouse";
+} from "gatehouse-workers";
 import {
   currentOrganizationSlug,
   currentSession,
@@ -13,7 +13,7 @@ import {
   OrgResolver,
   RoleMiddleware,
   roleInCurrentOrganization,
-} from "gatehouse/auth";
+} from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
 import { APP, people, signIn } from "./helpers";
 

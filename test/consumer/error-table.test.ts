@@ -5,7 +5,7 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { AuthServiceClient, AuthServiceError, toAuthServiceError } from "gatehouse";
+import { AuthServiceClient, AuthServiceError, toAuthServiceError } from "gatehouse-workers";
 import { describe, expect, it } from "vitest";
 import consumer, { type ConsumerEnv } from "../../workers/example-consumer/worker";
 import { APP, people, signIn, visitWith } from "./helpers";

@@ -6,7 +6,7 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
-import type { IdentityUser } from "gatehouse/auth";
+import type { IdentityUser } from "gatehouse-workers/auth";
 import consumer, { type ConsumerEnv } from "../../workers/example-consumer/worker";
 
 export const APP = "https://app.example.com";

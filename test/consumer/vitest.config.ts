@@ -1,5 +1,6 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
+import { sourceAliases } from "../../tooling/source/aliases.ts";
 import { consumerWithAuthWorker } from "../node/consumer-auth-bundle.ts";
 
 /**
@@ -11,6 +12,7 @@ import { consumerWithAuthWorker } from "../node/consumer-auth-bundle.ts";
  * AUTH_DOWN points at a closed loopback port: the auth worker failing for real.
  */
 export default defineProject({
+  resolve: { alias: sourceAliases },
   plugins: [
     cloudflareTest(() => consumerWithAuthWorker("consumer-test", "consumer-test-secret-0123456789-abcdefghij")),
   ],

@@ -1,5 +1,5 @@
 import { createExecutionContext } from "cloudflare:test";
-import { Application, GatehouseError, type Middleware, ServiceProvider, Token } from "gatehouse";
+import { Application, GatehouseError, type Middleware, ServiceProvider, Token } from "gatehouse-workers";
 import { describe, expect, it } from "vitest";
 
 const Log = new Token<string[]>("Log");

@@ -1,4 +1,4 @@
-import { type Constructor, Container, ContainerError, Token } from "gatehouse";
+import { type Constructor, Container, ContainerError, Token } from "gatehouse-workers";
 import { describe, expect, it } from "vitest";
 
 class Clock {

@@ -1,4 +1,4 @@
-import { compose, getRequestValue, type Middleware, RequestKey, setRequestValue, toHono } from "gatehouse";
+import { compose, getRequestValue, type Middleware, RequestKey, setRequestValue, toHono } from "gatehouse-workers";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 

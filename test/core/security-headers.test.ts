@@ -5,7 +5,7 @@ import {
   type Middleware,
   SecurityHeadersError,
   SecurityHeadersMiddleware,
-} from "gatehouse";
+} from "gatehouse-workers";
 import { describe, expect, it } from "vitest";
 
 const HTML = { "Content-Type": "text/html; charset=utf-8" };

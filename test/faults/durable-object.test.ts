@@ -5,7 +5,7 @@
  * never let a possibly revoked session in; eventual mode does not ask it.
  */
 import { env } from "cloudflare:workers";
-import { SessionManager } from "gatehouse/auth";
+import { SessionManager } from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
 import { authApplication } from "../../workers/auth/app";
 import {

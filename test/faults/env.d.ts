@@ -6,7 +6,7 @@ declare namespace Cloudflare {
     SESSIONS: KVNamespace;
     USER_SESSIONS: DurableObjectNamespace<import("../../durable-objects/user-sessions").UserSessions>;
     BROKEN_USER_SESSIONS: DurableObjectNamespace<import("./worker").BrokenUserSessions>;
-    RATE_LIMITER: DurableObjectNamespace<import("gatehouse/durable-objects").RateLimiterDO>;
+    RATE_LIMITER: DurableObjectNamespace<import("gatehouse-workers/durable-objects").RateLimiterDO>;
     BROKEN_RATE_LIMITER: DurableObjectNamespace<import("./worker").BrokenRateLimiterDO>;
     SESSION_SECRET: string;
     AUTH_REDIRECT_URL: string;

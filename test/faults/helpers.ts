@@ -6,8 +6,8 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { Application, type AuthServiceBinding } from "gatehouse";
-import { AuthServiceProvider, FakeIdentityClient, type IdentityUser, SessionManager } from "gatehouse/auth";
+import { Application, type AuthServiceBinding } from "gatehouse-workers";
+import { AuthServiceProvider, FakeIdentityClient, type IdentityUser, SessionManager } from "gatehouse-workers/auth";
 import { expect } from "vitest";
 import consumer from "../../workers/example-consumer/worker";
 import { INTERNAL_DETAIL } from "./broken";

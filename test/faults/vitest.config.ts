@@ -1,5 +1,6 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
+import { sourceAliases } from "../../tooling/source/aliases.ts";
 import { closedPort } from "../node/consumer-auth-bundle.ts";
 
 /**
@@ -8,6 +9,7 @@ import { closedPort } from "../node/consumer-auth-bundle.ts";
  * AUTH_DOWN points at a closed loopback port: an auth worker that cannot be reached.
  */
 export default defineProject({
+  resolve: { alias: sourceAliases },
   plugins: [
     cloudflareTest(async () => ({
       wrangler: { configPath: "./wrangler.toml" },

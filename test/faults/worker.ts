@@ -7,8 +7,8 @@
  * throw from inside the Durable Object, as a failing object would.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
-import type { RateCheckCall, RateCheckResult } from "gatehouse";
-import { RateLimiterDO } from "gatehouse/durable-objects";
+import type { RateCheckCall, RateCheckResult } from "gatehouse-workers";
+import { RateLimiterDO } from "gatehouse-workers/durable-objects";
 import { authApplication } from "../../workers/auth/app";
 import { AuthService, type AuthWorkerEnv, UserSessions } from "../../workers/auth/worker";
 import { INTERNAL_DETAIL, type Outage, withOutage } from "./broken";

@@ -1,4 +1,4 @@
-import { HtmlTransformer } from "gatehouse";
+import { HtmlTransformer } from "gatehouse-workers";
 import { describe, expect, it } from "vitest";
 import { elements, html } from "./helpers";
 

@@ -1,4 +1,4 @@
-import { HtmlTransformer } from "gatehouse";
+import { HtmlTransformer } from "gatehouse-workers";
 import { expect, it } from "vitest";
 
 const encoder = new TextEncoder();

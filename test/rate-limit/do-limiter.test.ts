@@ -11,7 +11,7 @@ import {
   type RateLimiterOptions,
   restoreRateLimiter,
   StatefulObjectClient,
-} from "gatehouse";
+} from "gatehouse-workers";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { manualClock, recordingLogger, uniqueKey } from "./helpers";

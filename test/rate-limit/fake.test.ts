@@ -10,7 +10,7 @@ import {
   RateLimiterFake,
   restoreRateLimiter,
   StatefulObjectClient,
-} from "gatehouse";
+} from "gatehouse-workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { failingKV, manualClock, recordingLogger, uniqueKey } from "./helpers";
 

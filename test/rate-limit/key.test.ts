@@ -8,7 +8,7 @@ import {
   KVRateLimiter,
   KVStore,
   restoreRateLimiter,
-} from "gatehouse";
+} from "gatehouse-workers";
 import { afterEach, describe, expect, it } from "vitest";
 
 const req = (headers: Record<string, string>) => new Request("https://app.test/", { headers });

@@ -6,7 +6,7 @@ import {
   KVStore,
   type RateLimitError,
   type RateLimiterOptions,
-} from "gatehouse";
+} from "gatehouse-workers";
 import { describe, expect, it } from "vitest";
 import { failingKV, isolateView, manualClock, recordingLogger, uniqueKey } from "./helpers";
 

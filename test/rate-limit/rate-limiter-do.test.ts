@@ -1,7 +1,7 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { MAX_CHECK_BODY_BYTES, MAX_KEY_LENGTH, MAX_LIMIT, MAX_WINDOW_SECONDS } from "gatehouse";
-import { type RateLimiterDO, RateLimiterDO as RateLimiterDOClass } from "gatehouse/durable-objects";
+import { MAX_CHECK_BODY_BYTES, MAX_KEY_LENGTH, MAX_LIMIT, MAX_WINDOW_SECONDS } from "gatehouse-workers";
+import { type RateLimiterDO, RateLimiterDO as RateLimiterDOClass } from "gatehouse-workers/durable-objects";
 import { describe, expect, it } from "vitest";
 import { CLOCK_BASE, uniqueKey } from "./helpers";
 

@@ -1,5 +1,11 @@
 import fc from "fast-check";
-import { fixedWindow, rateLimitHeader, rateLimitPolicyHeader, retryAfterSeconds, validateRateCheck } from "gatehouse";
+import {
+  fixedWindow,
+  rateLimitHeader,
+  rateLimitPolicyHeader,
+  retryAfterSeconds,
+  validateRateCheck,
+} from "gatehouse-workers";
 import { describe, expect, it } from "vitest";
 import { CLOCK_BASE } from "./helpers";
 

@@ -4,9 +4,9 @@
  * behind both limiters, so tests reach them the way a client would.
  */
 
-import type { RateCheckCall, RateCheckResult } from "gatehouse";
-import { Application, DORateLimiter, KVRateLimiter, KVStore, StatefulObjectClient } from "gatehouse";
-import { RateLimiterDO } from "gatehouse/durable-objects";
+import type { RateCheckCall, RateCheckResult } from "gatehouse-workers";
+import { Application, DORateLimiter, KVRateLimiter, KVStore, StatefulObjectClient } from "gatehouse-workers";
+import { RateLimiterDO } from "gatehouse-workers/durable-objects";
 
 export { RateLimiterDO };
 

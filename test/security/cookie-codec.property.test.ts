@@ -4,7 +4,7 @@
  * value back; `parseCookie` never throws on any header and never lets a name reach a prototype.
  */
 import fc from "fast-check";
-import { buildSetCookie, type CookieOptions, parseCookie } from "gatehouse/auth";
+import { buildSetCookie, type CookieOptions, parseCookie } from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
 
 const TOKEN_CHARS = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";

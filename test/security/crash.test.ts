@@ -9,7 +9,7 @@
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { type RevocationMode, SessionManager } from "gatehouse/auth";
+import { type RevocationMode, SessionManager } from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
 import { CONTINUATION_GUARD_MS, type UserSessions } from "../../durable-objects/user-sessions";
 import { identity } from "../sessions/helpers";

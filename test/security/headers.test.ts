@@ -6,7 +6,7 @@
  * worker misconfigured, over https and over http.
  */
 import { env } from "cloudflare:workers";
-import { type IdentityUser, SessionManager } from "gatehouse/auth";
+import { type IdentityUser, SessionManager } from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "../../scripts/local-idp/webhook-signature";
 import { authApplication } from "../../workers/auth/app";

@@ -5,8 +5,8 @@
  * (a link from another site, an `<img>` on a sibling subdomain) gets a confirm page whose button
  * POSTs with a CSRF token; POST without a valid token is refused. No GET anywhere changes state.
  */
-import type { IdentityUser } from "gatehouse/auth";
-import { SessionManager } from "gatehouse/auth";
+import type { IdentityUser } from "gatehouse-workers/auth";
+import { SessionManager } from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
 import { authApplication } from "../../workers/auth/app";
 import { cookieHeader, cookiesFrom, live, me, ORIGIN, send } from "./helpers/world";

@@ -6,7 +6,7 @@
  * checked on its own and through the deployed auth worker (`GET /api/me` with a real session).
  */
 import fc from "fast-check";
-import { parseCookie } from "gatehouse/auth";
+import { parseCookie } from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
 import { HmacSigner } from "../../workers/auth/crypto";
 import { issueSessionToken, verifySessionToken } from "../../workers/auth/session/token";

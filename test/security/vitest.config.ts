@@ -1,5 +1,6 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
+import { sourceAliases } from "../../tooling/source/aliases.ts";
 
 /**
  * The security suite (issue 14): each finding of the outside attack replayed against the
@@ -7,6 +8,7 @@ import { defineProject } from "vitest/config";
  * in test/security/consumer (a project of its own: it needs the two-worker setup).
  */
 export default defineProject({
+  resolve: { alias: sourceAliases },
   plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } })],
   test: {
     name: "security",

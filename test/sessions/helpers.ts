@@ -4,8 +4,8 @@
  * WebSocket tabs opened through the auth worker's /parties route.
  */
 import { env, exports } from "cloudflare:workers";
-import { type IdentityUser, type RevocationMode, SessionManager } from "gatehouse/auth";
-import { decodeMessage, type LiveMessage } from "gatehouse/durable-objects";
+import { type IdentityUser, type RevocationMode, SessionManager } from "gatehouse-workers/auth";
+import { decodeMessage, type LiveMessage } from "gatehouse-workers/durable-objects";
 
 export const ORIGIN = "https://auth.example.com";
 

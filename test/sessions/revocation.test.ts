@@ -1,7 +1,7 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { SessionManager } from "gatehouse/auth";
-import { CLOSE_SESSION_REVOKED, setObjectClock, type UserSessions } from "gatehouse/durable-objects";
+import { SessionManager } from "gatehouse-workers/auth";
+import { CLOSE_SESSION_REVOKED, setObjectClock, type UserSessions } from "gatehouse-workers/durable-objects";
 import { describe, expect, it } from "vitest";
 import { freshUser, manager, newSession, openTab, staysOpen, withTimeout } from "./helpers";
 

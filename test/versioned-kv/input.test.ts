@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { VersionedKVError, VersionedKVStore } from "gatehouse";
+import { VersionedKVError, VersionedKVStore } from "gatehouse-workers";
 import { describe, expect, it } from "vitest";
 import { spy, uniqueKey } from "./helpers";
 

@@ -1,5 +1,5 @@
 import { env, exports } from "cloudflare:workers";
-import { KVStore, VersionedKVError, VersionedKVStore } from "gatehouse";
+import { KVStore, VersionedKVError, VersionedKVStore } from "gatehouse-workers";
 import { describe, expect, it } from "vitest";
 import { referenceHash, spy, uniqueKey } from "./helpers";
 

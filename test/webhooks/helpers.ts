@@ -6,8 +6,8 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { type IdentityUser, SessionManager } from "gatehouse/auth";
-import type { ProviderEventResult } from "gatehouse/durable-objects";
+import { type IdentityUser, SessionManager } from "gatehouse-workers/auth";
+import type { ProviderEventResult } from "gatehouse-workers/durable-objects";
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "../../scripts/local-idp/webhook-signature";
 import worker from "./worker";
 

@@ -3,8 +3,14 @@
 // signed delivery (taken from its outbox, exactly as it was POSTed) replayed into the worker.
 // The provider's state is shared by this file only, which resets it before each test.
 import { env, exports } from "cloudflare:workers";
-import { Application, toHono } from "gatehouse";
-import { AuthMiddleware, AuthServiceProvider, OrgResolver, RoleMiddleware, SessionManager } from "gatehouse/auth";
+import { Application, toHono } from "gatehouse-workers";
+import {
+  AuthMiddleware,
+  AuthServiceProvider,
+  OrgResolver,
+  RoleMiddleware,
+  SessionManager,
+} from "gatehouse-workers/auth";
 import { beforeEach, describe, expect, it } from "vitest";
 import { openTab, withTimeout } from "../sessions/helpers";
 import { deliver, ORIGIN, sleep, stubOf } from "./helpers";

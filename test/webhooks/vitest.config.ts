@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
+import { sourceAliases } from "../../tooling/source/aliases.ts";
 
 const here = import.meta.dirname;
 
@@ -10,6 +11,7 @@ const here = import.meta.dirname;
  * its address reaches the worker as the IDENTITY_API_* bindings (organization look-ups, logins).
  */
 export default defineProject({
+  resolve: { alias: sourceAliases },
   plugins: [
     cloudflareTest((ctx) => {
       const idp = ctx.inject("webhookIdp");

@@ -6,7 +6,7 @@
  * (SESSIONS, SESSION_SECRET, AUTH_REDIRECT_URL, IDENTITY_*) or options; a
  * missing value fails with an error naming it, never a silent default.
  */
-import { type Application, ServiceProvider, Token, toHono, waitUntilOf } from "gatehouse";
+import { type Application, ServiceProvider, Token, toHono, waitUntilOf } from "../../client-sdk";
 import type { Context, MiddlewareHandler } from "hono";
 import type { UserSessions } from "../../durable-objects/user-sessions";
 import { isLoopbackHost } from "./config/rules";

@@ -13,7 +13,7 @@ import {
   RateLimitError,
   RateLimiter,
   type RateLimiterOptions,
-} from "gatehouse";
+} from "gatehouse-workers";
 
 /**
  * @example

@@ -3,7 +3,7 @@
  * The example consumer's HTML: a layout and the three pages. Everything
  * interpolated is HTML-escaped; pages never show a session id or cookie.
  */
-import { type AppUser, escapeHtml, type OrganizationMembership } from "gatehouse";
+import { type AppUser, escapeHtml, type OrganizationMembership } from "gatehouse-workers";
 
 export function page(title: string, body: string, status = 200): Response {
   const html = `<!doctype html>

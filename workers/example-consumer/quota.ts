@@ -7,7 +7,7 @@
  * `Retry-After`; the draft-10 `RateLimit` headers tell what is left. It must
  * be registered after the `/api/*` guard: the key is the user's id.
  */
-import { type Application, AuthServiceClient, currentUser, type Middleware, Token, toHono } from "gatehouse";
+import { type Application, AuthServiceClient, currentUser, type Middleware, Token, toHono } from "gatehouse-workers";
 import type { ConsumerEnv } from "./env";
 import { AuthServiceRateLimiter } from "./limiter";
 

@@ -24,10 +24,10 @@ import {
   ServiceProvider,
   Token,
   toHono,
-} from "gatehouse";
+} from "gatehouse-workers";
 // Request-only helpers of the auth module: no session store, secret or identity SDK
 // comes with them (bench-bundle checks that this worker bundles none of those).
-import { OrgResolver, RoleMiddleware, redirectUrlProblem } from "gatehouse/auth";
+import { OrgResolver, RoleMiddleware, redirectUrlProblem } from "gatehouse-workers/auth";
 import type { ConsumerEnv } from "./env";
 import { adminPage, dashboardPage, homePage, notMemberPage } from "./pages";
 import { registerQuotaRoute } from "./quota";

@@ -4,7 +4,7 @@
  * session at the auth worker over RPC; a GET, or a POST from another origin, signs nobody out.
  */
 import { env, exports } from "cloudflare:workers";
-import { AuthServiceClient, logoutRefusal } from "gatehouse";
+import { AuthServiceClient, logoutRefusal } from "gatehouse-workers";
 import { describe, expect, it } from "vitest";
 import { APP, people, signIn } from "../../consumer/helpers";
 

@@ -1,5 +1,6 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
+import { sourceAliases } from "../../../tooling/source/aliases.ts";
 import { consumerWithAuthWorker } from "../../node/consumer-auth-bundle.ts";
 
 /**
@@ -7,6 +8,7 @@ import { consumerWithAuthWorker } from "../../node/consumer-auth-bundle.ts";
  * file) in front of the real auth worker, set up exactly as test/consumer's.
  */
 export default defineProject({
+  resolve: { alias: sourceAliases },
   plugins: [
     cloudflareTest(() => consumerWithAuthWorker("security-consumer", "security-consumer-secret-0123456789-abcdefgh")),
   ],

@@ -7,7 +7,7 @@
  * their own `UserSessions` object: another user's session id answers the
  * same 404 as an unknown one, and nothing is revoked.
  */
-import { type Application, toHono, type WaitUntil, waitUntilOf } from "gatehouse";
+import { type Application, toHono, type WaitUntil, waitUntilOf } from "../../../client-sdk";
 import type { MiddlewareHandler } from "hono";
 import type { RevocationResult, UserSessions } from "../../../durable-objects/user-sessions";
 import { IdentityClientToken } from "../identity/identity-client";

@@ -4,7 +4,7 @@
  * `AuthMiddleware` (401 JSON without a session). A small authenticated
  * endpoint for scripts, the load test and consumers that call over HTTP.
  */
-import { type Application, toHono } from "gatehouse";
+import { type Application, toHono } from "../../../client-sdk";
 import { AuthMiddleware } from "../middleware/auth";
 import { currentSession } from "../middleware/context";
 import { SessionManager } from "../session/session-manager";

@@ -5,7 +5,7 @@
  * account pages. One `Application` per `env` object, shared by the fetch
  * handler and the `AuthService` RPC entrypoint.
  */
-import { Application, SecurityHeadersMiddleware } from "gatehouse";
+import { Application, SecurityHeadersMiddleware } from "../../../client-sdk";
 import { registerAccountRoutes } from "../account";
 import { registerAdminRoutes } from "../admin/routes";
 import { routeLiveChannel } from "../live/route";

@@ -7,7 +7,7 @@
  * It never logs tokens or credentials.
  */
 import type { WorkOS } from "@workos-inc/node";
-import { withDeadline } from "gatehouse";
+import { withDeadline } from "../../../client-sdk";
 import { decodeJwt } from "jose";
 import { AuthError } from "../errors";
 import type { OrganizationMembership } from "../types";

@@ -15,7 +15,7 @@ import {
   type Next,
   StatefulObjectClient,
   toHono,
-} from "gatehouse";
+} from "../../../client-sdk";
 import type { MiddlewareHandler } from "hono";
 import type { RateLimiterDO } from "../../../durable-objects/rate-limiter";
 import { errorPage, wantsJson } from "../routes/pages";

@@ -13,7 +13,7 @@ import {
   currentUser,
   getRequestValue,
   RequestKey,
-} from "gatehouse";
+} from "../../../client-sdk";
 import type { ResolvedSession } from "../session/session-manager";
 
 export { CurrentOrganizationSlug, CurrentSession, currentOrganizationSlug, currentUser };

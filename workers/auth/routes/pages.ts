@@ -5,7 +5,7 @@
  * a readable HTML page, or JSON when the client asked for JSON. Everything
  * interpolated is HTML-escaped; nothing internal is ever shown.
  */
-import { escapeHtml, wantsJson } from "gatehouse";
+import { escapeHtml, wantsJson } from "../../../client-sdk";
 import { AuthError } from "../errors";
 
 export { escapeHtml, wantsJson };

@@ -6,7 +6,7 @@
  * here: a bad one throws a `TypeError` with a clear message, never reaching storage.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
-import { DORateLimiter, type RateLimitDecision, StatefulObjectClient } from "gatehouse";
+import { DORateLimiter, type RateLimitDecision, StatefulObjectClient } from "../../../client-sdk";
 import type { AuthServiceApi, RpcSession } from "../../../client-sdk/protocol";
 import type { RevocationResult, SessionInfo } from "../../../durable-objects/user-sessions";
 import { type AuthWorkerEnv, authApplication } from "../app";

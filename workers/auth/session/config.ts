@@ -3,7 +3,7 @@
  * Session settings and their defaults, in one place so ARCHITECTURE.md and
  * the code cannot drift. Every duration is in seconds.
  */
-import { KV_MIN_TTL_SECONDS } from "gatehouse";
+import { KV_MIN_TTL_SECONDS } from "../../../client-sdk";
 import type { UserSessions } from "../../../durable-objects/user-sessions";
 import type { RandomSource } from "../crypto";
 

@@ -8,7 +8,7 @@
  * timestamp or a malformed body answers 400 JSON and changes nothing.
  */
 import type { WorkOS } from "@workos-inc/node";
-import { type Application, jsonError, waitUntilOf } from "gatehouse";
+import { type Application, jsonError, waitUntilOf } from "../../../client-sdk";
 import { createWorkOS } from "../identity/workos";
 import { routeLimiter } from "../limits";
 import type { AuthEnv } from "../provider";

@@ -6,7 +6,7 @@
  * it cannot follow. Authenticated responses are marked `private, no-store`,
  * so the back button cannot show a page after logout.
  */
-import { continueAuthenticated, type Middleware, type Next, unauthenticatedResponse } from "gatehouse";
+import { continueAuthenticated, type Middleware, type Next, unauthenticatedResponse } from "../../../../client-sdk";
 import type { OrgResolvable } from "../../org";
 import type { ResolvedSession } from "../../session/session-manager";
 
