@@ -1,0 +1,27 @@
+/**
+ * The published build: ESM JavaScript + `.d.ts` + source maps in dist/, one
+ * file per package subpath (shared code in chunks). Dependencies and peers stay
+ * external (tsdown reads package.json), so a consumer's wrangler bundles one
+ * copy of hono, partyserver and the WorkOS SDK and picks their `workerd`
+ * export conditions itself. `cloudflare:*` modules are the runtime's.
+ */
+import { defineConfig } from "tsdown";
+
+export default defineConfig([
+  {
+    entry: {
+      index: "client-sdk/index.ts",
+      auth: "workers/auth/index.ts",
+      "durable-objects": "durable-objects/index.ts",
+    },
+    format: "esm",
+    platform: "neutral",
+    target: "es2022",
+    outDir: "dist",
+    dts: true,
+    sourcemap: true,
+    clean: true,
+    external: [/^cloudflare:/, /^node:/],
+    tsconfig: "tsconfig.build.json",
+  },
+]);
