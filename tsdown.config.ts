@@ -13,6 +13,7 @@ export default defineConfig([
       index: "client-sdk/index.ts",
       auth: "workers/auth/index.ts",
       "durable-objects": "durable-objects/index.ts",
+      worker: "workers/auth/factory/index.ts",
     },
     format: "esm",
     platform: "neutral",

@@ -38,7 +38,8 @@ import {
 } from "./schema";
 
 export interface UserSessionsEnv {
-  SESSIONS: KVNamespace;
+  /** The session KV namespace, under the binding name in `UserSessions.sessionsBinding` (default SESSIONS). */
+  SESSIONS?: KVNamespace;
   /** KV deletes per invocation (production limit: 1,000 KV operations). Default 500. */
   GATEHOUSE_REVOCATION_BATCH?: string;
   /** Sessions whose memberships one invocation rewrites after a provider event. Default 400. */
@@ -51,10 +52,18 @@ export { SESSION_HEADER } from "./live";
 const DEFAULT_BATCH = 500;
 const DEFAULT_REWRITE_BATCH = 400;
 
-type ServerEnv = Cloudflare.Env & UserSessionsEnv;
+type ServerEnv = Cloudflare.Env & UserSessionsEnv & Record<string, unknown>;
 
 export class UserSessions extends Server<ServerEnv> {
   static override options = { hibernate: true };
+
+  /**
+   * The binding name of the session KV namespace in this object's env (default `SESSIONS`).
+   * `createAuthWorker({ bindings: { sessions } })` sets it; a host composing its own worker sets
+   * it once at module level, or subclasses: `class People extends UserSessions { static override
+   * sessionsBinding = "AUTH_KV" }`.
+   */
+  static sessionsBinding = "SESSIONS";
 
   readonly #batch: number;
   readonly #rewriteBatch: number;
@@ -62,9 +71,12 @@ export class UserSessions extends Server<ServerEnv> {
   /** Set when the last KV drain had failures, so the retry alarm backs off. */
   #drainFailed = false;
 
+  readonly #kv: KVNamespace;
+
   constructor(ctx: DurableObjectState, env: ServerEnv) {
     super(ctx, env);
     ctx.storage.sql.exec(SCHEMA);
+    this.#kv = sessionsNamespace(env, (new.target as typeof UserSessions).sessionsBinding);
     const batch = Number(env.GATEHOUSE_REVOCATION_BATCH ?? DEFAULT_BATCH);
     this.#batch = Number.isInteger(batch) && batch > 0 && batch <= 900 ? batch : DEFAULT_BATCH;
     const rewriteBatch = Number(env.GATEHOUSE_REWRITE_BATCH ?? DEFAULT_REWRITE_BATCH);
@@ -72,7 +84,7 @@ export class UserSessions extends Server<ServerEnv> {
       Number.isInteger(rewriteBatch) && rewriteBatch > 0 && rewriteBatch <= 900 ? rewriteBatch : DEFAULT_REWRITE_BATCH;
     this.#rewrites = new RewriteQueue({
       sql: ctx.storage.sql,
-      kv: env.SESSIONS,
+      kv: this.#kv,
       notify: (sessionId, memberships, at) => this.#notifyUpdated(sessionId, memberships, at),
       giveUp: (ids) => this.#revoke(ids, "provider"),
       redelete: (id) => {
@@ -321,7 +333,7 @@ export class UserSessions extends Server<ServerEnv> {
 
   /** Deletes up to one batch of pending KV records; returns how many are still pending. */
   async #drainKvDeletes(): Promise<number> {
-    const { pending, failed } = await drainKvDeletes(this.ctx.storage.sql, this.env.SESSIONS, this.#batch);
+    const { pending, failed } = await drainKvDeletes(this.ctx.storage.sql, this.#kv, this.#batch);
     this.#drainFailed = failed;
     return pending;
   }
@@ -367,3 +379,16 @@ export type {
 } from "./schema";
 
 import { objectNow } from "../clock";
+
+/**
+ * The KV namespace bound under `name`. A missing one is not fatal here: every KV call then fails,
+ * the deletes stay queued in SQLite and are retried by alarm, and the log names the binding.
+ */
+function sessionsNamespace(env: Readonly<Record<string, unknown>>, name: string): KVNamespace {
+  const kv = env[name];
+  if (kv && typeof (kv as KVNamespace).delete === "function") return kv as KVNamespace;
+  const problem = `gatehouse: UserSessions has no KV namespace bound as ${name} (set UserSessions.sessionsBinding)`;
+  console.error(problem);
+  const refuse = () => Promise.reject(new Error(problem));
+  return { get: refuse, put: refuse, delete: refuse, list: refuse, getWithMetadata: refuse } as unknown as KVNamespace;
+}

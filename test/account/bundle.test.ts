@@ -1,17 +1,24 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { openPage, signIn } from "./helpers";
+import { call, openPage, signIn } from "./helpers";
 
-// The bundle was built Node-side by scripts/build-client.mjs (test/node/account-setup.ts).
-// A real browser run of it is a later issue; here we check what it is made of.
+// The checked-in script and a fresh build of it (scripts/build-live-script.mjs), made Node-side
+// by test/node/account-setup.ts; the browser tests (test/e2e) run it for real.
 const bundle = env.ACCOUNT_BUNDLE;
 
-describe("the live script bundle (scripts/build-client.mjs)", () => {
-  it("is built at the path the account page loads it from", async () => {
-    expect(bundle.files).toEqual(["account/live.js"]);
+describe("the live script (scripts/build-live-script.mjs → account/client/live-script.ts)", () => {
+  it("is what a fresh build makes (run npm run build:live after changing the browser code)", () => {
+    expect(bundle.fresh).toBe(true);
+  });
+
+  it("is served by the worker, without a session, at the path the account page loads it from", async () => {
     const page = await openPage(await signIn(`user_bundle_${Date.now().toString(36)}`));
     const src = /<script type="module" src="([^"]+)">/.exec(page.html)?.[1];
-    expect(src).toBe(`/${bundle.files[0]}`);
+    expect(src).toBe("/account/live.js");
+    const res = await call(src!);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("text/javascript; charset=utf-8");
+    expect(await res.text()).toBe(bundle.code);
   });
 
   it("is one self-contained ES module that parses (node --check)", () => {
@@ -49,7 +56,16 @@ describe("the live script bundle (scripts/build-client.mjs)", () => {
     }
   });
 
-  it("is served with no-cache, so browsers revalidate it by ETag after each deploy", () => {
-    expect(bundle.headers).toBe("/account/live.js\n  Cache-Control: no-cache\n  X-Content-Type-Options: nosniff\n");
+  it("is served with no-cache and an ETag, so browsers revalidate it after each deploy (304 meanwhile)", async () => {
+    const res = await call("/account/live.js");
+    expect(res.headers.get("Cache-Control")).toBe("no-cache");
+    expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
+    const etag = res.headers.get("ETag");
+    expect(etag).toMatch(/^"[0-9a-f]{32}"$/);
+    const again = await call("/account/live.js", { headers: { "If-None-Match": `W/${etag}` } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe("");
+    const other = await call("/account/live.js", { headers: { "If-None-Match": '"0000"' } });
+    expect(other.status).toBe(200);
   });
 });

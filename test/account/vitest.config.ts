@@ -7,8 +7,8 @@ const here = import.meta.dirname;
 
 /**
  * The account project: the auth worker's /account/sessions routes in workerd. The live
- * browser bundle is built Node-side first (test/node/account-setup.ts runs the real
- * scripts/build-client.mjs into a temporary directory) and handed to the tests as a binding.
+ * browser script is rebuilt Node-side first (test/node/account-setup.ts runs the real
+ * scripts/build-live-script.mjs into a temporary file) and handed to the tests as a binding.
  */
 export default defineProject({
   resolve: { alias: sourceAliases },

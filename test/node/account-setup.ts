@@ -1,25 +1,34 @@
 /**
- * Node-side globalSetup of the "account" project: builds the live browser bundle with
- * the real `scripts/build-client.mjs` (as `npm run build:client` does) into a temporary
- * directory, with canary secrets in its environment, and provides the output, whether
- * `node --check` parses it, and the names of any secret values found in it (canaries and
- * the values of a local .dev.vars). It never writes into the repository.
+ * Node-side globalSetup of the "account" project: builds the live browser script with the
+ * real `scripts/build-live-script.mjs` (as `npm run build:live` does) into a temporary file,
+ * with canary secrets in its environment, and provides: the checked-in script the worker
+ * serves (workers/auth/account/client/live-script.ts), whether it equals the fresh build
+ * (a stale one fails), whether `node --check` parses it, and the names of any secret values
+ * found in it (canaries and the values of a local .dev.vars). It never writes into the repository.
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import type { TestProject } from "vitest/node";
 
 declare module "vitest" {
   interface ProvidedContext {
-    accountBundle: { files: string[]; code: string; headers: string; leaks: string[]; syntaxOk: boolean };
+    accountBundle: { code: string; fresh: boolean; leaks: string[]; syntaxOk: boolean };
   }
 }
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, "../..");
+const MODULE = join(root, "workers/auth/account/client/live-script.ts");
+
+/** The string a generated live-script module carries. */
+function scriptOf(moduleText: string): string {
+  const match = /export const LIVE_SCRIPT: string = (".*");\n/s.exec(moduleText);
+  if (!match) throw new Error("live-script.ts has not the generated shape");
+  return JSON.parse(match[1]!) as string;
+}
 
 export default async function setup(project: TestProject): Promise<() => void> {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-client-"));
@@ -28,17 +37,17 @@ export default async function setup(project: TestProject): Promise<() => void> {
     ADMIN_API_TOKEN: `canary-admin-${crypto.randomUUID()}`,
     IDENTITY_API_KEY: `canary-idp-${crypto.randomUUID()}`,
   };
-  await run(process.execPath, [join(root, "scripts/build-client.mjs"), "--outdir", dir], {
+  const outfile = join(dir, "live-script.ts");
+  await run(process.execPath, [join(root, "scripts/build-live-script.mjs"), "--outfile", outfile], {
     cwd: root,
     env: { ...process.env, ...canaries },
   });
-  const files = listFiles(dir).filter((f) => f !== "_headers");
-  const code = readFileSync(join(dir, "account/live.js"), "utf8");
-  const headers = readFileSync(join(dir, "_headers"), "utf8");
+  const built = readFileSync(outfile, "utf8");
+  const checkedIn = readFileSync(MODULE, "utf8");
+  const code = scriptOf(checkedIn);
   const secrets = { ...canaries, ...devVars(join(root, ".dev.vars")) };
-  const output = [code, headers].join("\n");
   const leaks = Object.entries(secrets)
-    .filter(([, value]) => output.includes(value))
+    .filter(([, value]) => code.includes(value) || built.includes(value))
     .map(([name]) => name);
   const module = join(dir, "live.check.mjs");
   writeFileSync(module, code);
@@ -46,14 +55,8 @@ export default async function setup(project: TestProject): Promise<() => void> {
     () => true,
     () => false,
   );
-  project.provide("accountBundle", { files, code, headers, leaks, syntaxOk });
+  project.provide("accountBundle", { code, fresh: built === checkedIn, leaks, syntaxOk });
   return () => rmSync(dir, { recursive: true, force: true });
-}
-
-function listFiles(dir: string, base = dir): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? listFiles(join(dir, entry.name), base) : [relative(base, join(dir, entry.name))],
-  );
 }
 
 /** Secret-looking values of a local .dev.vars (8+ characters), by name. */

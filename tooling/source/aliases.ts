@@ -15,6 +15,7 @@ export const SOURCE_ENTRIES: Readonly<Record<string, string>> = {
   ".": "client-sdk/index.ts",
   "./auth": "workers/auth/index.ts",
   "./durable-objects": "durable-objects/index.ts",
+  "./worker": "workers/auth/factory/index.ts",
 };
 
 export const PACKAGE_NAME = "gatehouse-workers";

@@ -6,15 +6,16 @@
  * (SESSIONS, SESSION_SECRET, AUTH_REDIRECT_URL, IDENTITY_*) or options; a
  * missing value fails with an error naming it, never a silent default.
  */
-import { type Application, ServiceProvider, Token, toHono, waitUntilOf } from "../../client-sdk";
+
 import type { Context, MiddlewareHandler } from "hono";
+import { type Application, ServiceProvider, Token, toHono, waitUntilOf } from "../../client-sdk";
 import type { UserSessions } from "../../durable-objects/user-sessions";
 import { isLoopbackHost } from "./config/rules";
 import { AuthError } from "./errors";
 import { DefaultIdentityClient, type IdentityEnv } from "./identity/default-identity-client";
 import { FakeIdentityClient } from "./identity/fake-identity-client";
 import { type IdentityClient, IdentityClientToken } from "./identity/identity-client";
-import { type LimitsEnv, routeLimiter } from "./limits";
+import { type LimitsEnv, routeLimiterFor } from "./limits";
 import { CsrfMiddleware, csrfToken } from "./middleware/csrf";
 import { createLoginHandler, handleCallback, handleLogout } from "./routes/handlers";
 import { isOwnLogoutNavigation, logoutConfirmPage } from "./routes/logout";
@@ -137,7 +138,7 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
       ["/auth/login", "login"],
       ["/auth/callback", "callback"],
     ] as const) {
-      const limiter = routeLimiter(app.env, family);
+      const limiter = routeLimiterFor(app, family);
       if (limiter) app.hono.use(path, limiter);
     }
     app.hono.get("/auth/login", (ctx) =>

@@ -3,14 +3,14 @@
  * The server-rendered `/account/sessions` page: who is signed in, the
  * session list (see view.ts), and the hooks the live bundle reads (user id,
  * this tab's session id, the CSRF token) as data attributes. It carries no
- * inline script; the bundle at `LIVE_SCRIPT_PATH` is served as a static asset.
+ * inline script; the bundle at `LIVE_SCRIPT_PATH` is served by the worker itself.
  */
 import { escapeHtml, page } from "../routes/pages";
 import type { AppUser } from "../types";
 import { withContentSecurityPolicy } from "./csp";
 import { renderSessionList, type SessionView } from "./view";
 
-/** Where Workers Static Assets serve the bundle built by scripts/build-client.mjs. */
+/** Where the auth worker serves the live script (account/live-script-route.ts). */
 export const LIVE_SCRIPT_PATH = "/account/live.js";
 
 export interface AccountPageInput {

@@ -7,8 +7,9 @@
  * their own `UserSessions` object: another user's session id answers the
  * same 404 as an unknown one, and nothing is revoked.
  */
-import { type Application, toHono, type WaitUntil, waitUntilOf } from "../../../client-sdk";
+
 import type { MiddlewareHandler } from "hono";
+import { type Application, toHono, type WaitUntil, waitUntilOf } from "../../../client-sdk";
 import type { RevocationResult, UserSessions } from "../../../durable-objects/user-sessions";
 import { IdentityClientToken } from "../identity/identity-client";
 import { isSessionId } from "../ids";
@@ -17,7 +18,8 @@ import { currentSession } from "../middleware/context";
 import { CsrfMiddleware, csrfToken } from "../middleware/csrf";
 import { authErrorPage, errorPage, wantsJson } from "../routes/pages";
 import { type ResolvedSession, SessionManager } from "../session/session-manager";
-import { accountPage } from "./page";
+import { serveLiveScript } from "./live-script-route";
+import { accountPage, LIVE_SCRIPT_PATH } from "./page";
 import { type SessionListBody, sortSessions, toSessionView } from "./view";
 
 /** The account pages' own path; forms redirect back here. */
@@ -39,6 +41,8 @@ export function registerAccountRoutes<E extends { USER_SESSIONS?: DurableObjectN
   const guard = () =>
     (guards ??= [toHono(new AuthMiddleware(sessions())), toHono(new CsrfMiddleware(sessions()))] as const);
 
+  // The browser script, public (before the guards): the page loads it by `<script src>`.
+  app.hono.get(LIVE_SCRIPT_PATH, (c) => serveLiveScript(c.req.raw));
   app.hono.use("/account/*", privateNoStore);
   app.hono.use("/account/*", (c, next) => guard()[0](c, next));
   app.hono.use("/account/*", (c, next) => guard()[1](c, next));

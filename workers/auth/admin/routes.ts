@@ -8,7 +8,7 @@
 import type { Application } from "../../../client-sdk";
 import { sha256Hex, timingSafeEqual } from "../crypto";
 import { isSessionId, isUserId } from "../ids";
-import { type LimitsEnv, routeLimiter } from "../limits";
+import { type LimitsEnv, routeLimiterFor } from "../limits";
 import { SessionManager } from "../session/session-manager";
 
 function json(status: number, body: unknown): Response {
@@ -34,7 +34,7 @@ export function registerAdminRoutes<E extends { ADMIN_API_TOKEN?: string } & Lim
   if (!token) return;
   const sessions = () => app.container.resolve(SessionManager);
 
-  const limiter = routeLimiter(app.env, "admin");
+  const limiter = routeLimiterFor(app, "admin");
   if (limiter) app.hono.use("/admin/*", limiter);
   app.hono.use("/admin/*", async (c, next) => {
     const denied = await authorize(c.req.raw, token);

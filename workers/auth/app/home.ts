@@ -3,8 +3,9 @@
  * The auth worker's own small pages: `/` says who is signed in, links to
  * sign in, and signs out with a CSRF-protected POST. A person running `npm start` lands here after login.
  */
-import { type Application, toHono } from "../../../client-sdk";
+
 import type { MiddlewareHandler } from "hono";
+import { type Application, toHono } from "../../../client-sdk";
 import { CsrfMiddleware, csrfToken } from "../middleware/csrf";
 import { escapeHtml, page } from "../routes/pages";
 import { SessionManager } from "../session/session-manager";

@@ -8,11 +8,14 @@
 import { Application, SecurityHeadersMiddleware } from "../../../client-sdk";
 import { registerAccountRoutes } from "../account";
 import { registerAdminRoutes } from "../admin/routes";
+import type { ResolvedAuthWorkerOptions } from "../factory/options";
+import { AuthRateLimitsToken } from "../limits";
 import { routeLiveChannel } from "../live/route";
-import { type AuthEnv, AuthServiceProvider } from "../provider";
+import { type AuthEnv, AuthServiceProvider, type AuthServiceProviderOptions } from "../provider";
 import { SessionManager } from "../session/session-manager";
 import { registerIdentityWebhook } from "../webhooks";
 import { registerApiRoutes } from "./api";
+import { authEnvOf, authWorkerOptions } from "./configured";
 import { registerHomePage } from "./home";
 
 export interface AuthWorkerEnv extends AuthEnv {
@@ -29,23 +32,51 @@ const apps = new WeakMap<object, Application<AuthWorkerEnv>>();
  */
 export const authSecurityHeaders = new SecurityHeadersMiddleware();
 
-export function authApplication(env: AuthWorkerEnv): Application<AuthWorkerEnv> {
+/**
+ * The auth worker's application for this env, built once per env object with the options
+ * `createAuthWorker` recorded (defaults without it). `env` may use the configured binding
+ * names; the application sees them under the default ones (`authEnvOf`).
+ */
+export function authApplication(rawEnv: AuthWorkerEnv): Application<AuthWorkerEnv> {
+  const env = authEnvOf(rawEnv);
   let app = apps.get(env);
   if (!app) {
-    app = Application.create(env, {
+    const options = authWorkerOptions();
+    const { routes } = options;
+    const built = Application.create(env, {
       middleware: [authSecurityHeaders],
-      providers: [new AuthServiceProvider<AuthWorkerEnv>()],
+      providers: [new AuthServiceProvider<AuthWorkerEnv>(providerOptions(options))],
     });
-    app.hono.get("/health", (c) => c.json({ ok: true, service: "gatehouse-auth" }));
-    app.hono.all("/parties/*", (c) =>
-      routeLiveChannel(c.req.raw, env.USER_SESSIONS, app!.container.resolve(SessionManager)),
-    );
-    registerAdminRoutes(app);
-    registerApiRoutes(app);
-    registerAccountRoutes(app);
-    registerIdentityWebhook(app);
-    registerHomePage(app);
-    apps.set(env, app);
+    built.container.singleton(AuthRateLimitsToken, () => options.rateLimits ?? {});
+    built.hono.get("/health", (c) => c.json({ ok: true, service: "gatehouse-auth" }));
+    if (routes.live) {
+      built.hono.all("/parties/*", (c) =>
+        routeLiveChannel(c.req.raw, env.USER_SESSIONS, built.container.resolve(SessionManager)),
+      );
+    }
+    if (routes.admin) registerAdminRoutes(built);
+    if (routes.api) registerApiRoutes(built);
+    if (routes.account) registerAccountRoutes(built);
+    if (routes.webhooks) registerIdentityWebhook(built);
+    if (routes.home) registerHomePage(built);
+    apps.set(env, built);
+    app = built;
   }
   return app;
+}
+
+function providerOptions(options: ResolvedAuthWorkerOptions): AuthServiceProviderOptions {
+  const { cookie, idleTimeout, absoluteTimeout, revocation, hooks } = options;
+  return {
+    ...(options.redirectUrl ? { redirectUrl: options.redirectUrl } : {}),
+    ...(options.returnOrigins ? { returnOrigins: options.returnOrigins } : {}),
+    ...(options.identityClient ? { identityClient: options.identityClient } : {}),
+    session: {
+      ...(cookie ? { cookie: { ...cookie } } : {}),
+      ...(idleTimeout !== undefined ? { idleTimeout } : {}),
+      ...(absoluteTimeout !== undefined ? { absoluteTimeout } : {}),
+      ...(revocation ? { revocation } : {}),
+      ...(hooks ? { hooks } : {}),
+    },
+  };
 }

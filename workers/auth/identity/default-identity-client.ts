@@ -7,8 +7,8 @@
  * It never logs tokens or credentials.
  */
 import type { WorkOS } from "@workos-inc/node";
-import { withDeadline } from "../../../client-sdk";
 import { decodeJwt } from "jose";
+import { withDeadline } from "../../../client-sdk";
 import { AuthError } from "../errors";
 import type { OrganizationMembership } from "../types";
 import {

@@ -8,15 +8,18 @@
  * draft-10 headers are kept either way. Without a RATE_LIMITER binding the
  * routes are not limited, and the worker says so once in its logs.
  */
+
+import type { MiddlewareHandler } from "hono";
 import {
+  type Application,
   DORateLimiter,
   edgeAddressKeyExtractor,
   type Middleware,
   type Next,
   StatefulObjectClient,
+  Token,
   toHono,
 } from "../../../client-sdk";
-import type { MiddlewareHandler } from "hono";
 import type { RateLimiterDO } from "../../../durable-objects/rate-limiter";
 import { errorPage, wantsJson } from "../routes/pages";
 
@@ -30,6 +33,24 @@ export const AUTH_RATE_LIMITS = {
 
 export type AuthRouteFamily = keyof typeof AUTH_RATE_LIMITS;
 
+/** One route family's limit, or `false` to leave that family unlimited. */
+export type AuthRateLimit = { limit: number; window: number } | false;
+
+/** The auth routes' limits; a family left out keeps its default from `AUTH_RATE_LIMITS`. */
+export type AuthRateLimits = Partial<Record<AuthRouteFamily, AuthRateLimit>>;
+
+/** The table an application was configured with (`createAuthWorker({ rateLimits })`). */
+export const AuthRateLimitsToken = new Token<AuthRateLimits>("AuthRateLimits");
+
+/** `routeLimiter` with the application's own table, when it registered one. */
+export function routeLimiterFor<E extends LimitsEnv>(
+  app: Application<E>,
+  family: AuthRouteFamily,
+): MiddlewareHandler | null {
+  const table = app.container.has(AuthRateLimitsToken) ? app.container.resolve(AuthRateLimitsToken) : {};
+  return routeLimiter(app.env, family, table);
+}
+
 export interface LimitsEnv {
   RATE_LIMITER?: DurableObjectNamespace<RateLimiterDO>;
 }
@@ -37,7 +58,13 @@ export interface LimitsEnv {
 let warned = false;
 
 /** The Hono middleware limiting one route family, or null when no RATE_LIMITER is bound. */
-export function routeLimiter(env: LimitsEnv, family: AuthRouteFamily): MiddlewareHandler | null {
+export function routeLimiter(
+  env: LimitsEnv,
+  family: AuthRouteFamily,
+  table: AuthRateLimits = {},
+): MiddlewareHandler | null {
+  const limit = table[family] ?? AUTH_RATE_LIMITS[family];
+  if (limit === false) return null;
   if (!env.RATE_LIMITER) {
     if (!warned) {
       warned = true;
@@ -46,7 +73,8 @@ export function routeLimiter(env: LimitsEnv, family: AuthRouteFamily): Middlewar
     return null;
   }
   const limiter = new DORateLimiter(new StatefulObjectClient(env.RATE_LIMITER), {
-    ...AUTH_RATE_LIMITS[family],
+    limit: limit.limit,
+    window: limit.window,
     keyExtractor: edgeAddressKeyExtractor,
     prefix: `rl:auth:${family}:`,
     policyName: `auth-${family}`,

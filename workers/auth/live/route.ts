@@ -7,8 +7,9 @@
  * this site's origin. Everything else under `/parties/` is 404. The object
  * receives a request this route built, never the browser's headers.
  */
-import { jsonError } from "../../../client-sdk";
+
 import { routePartykitRequest } from "partyserver";
+import { jsonError } from "../../../client-sdk";
 import type { UserSessions } from "../../../durable-objects/user-sessions";
 import { SESSION_HEADER } from "../../../durable-objects/user-sessions";
 import { isUserId } from "../ids";

@@ -10,6 +10,7 @@ import { DORateLimiter, type RateLimitDecision, StatefulObjectClient } from "../
 import type { AuthServiceApi, RpcSession } from "../../../client-sdk/protocol";
 import type { RevocationResult, SessionInfo } from "../../../durable-objects/user-sessions";
 import { type AuthWorkerEnv, authApplication } from "../app";
+import { authEnvOf } from "../app/configured";
 import { assertConfigured } from "../config";
 import { isSessionId, isUserId } from "../ids";
 import { SessionManager } from "../session/session-manager";
@@ -19,7 +20,7 @@ export type { RpcSession };
 
 export class AuthService extends WorkerEntrypoint<AuthWorkerEnv> implements AuthServiceApi {
   get #sessions(): SessionManager {
-    assertConfigured(this.env);
+    assertConfigured(authEnvOf(this.env));
     return authApplication(this.env).container.resolve(SessionManager);
   }
 
@@ -61,8 +62,8 @@ export class AuthService extends WorkerEntrypoint<AuthWorkerEnv> implements Auth
   async checkRateLimit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
     if (typeof key !== "string" || key.length === 0 || key.length > 512)
       throw new TypeError("key must be a string of 1-512 characters");
-    assertConfigured(this.env);
-    const namespace = this.env.RATE_LIMITER;
+    assertConfigured(authEnvOf(this.env));
+    const namespace = authEnvOf(this.env).RATE_LIMITER;
     if (!namespace) throw new TypeError("this auth worker has no RATE_LIMITER binding");
     // The limiter validates limit and window (RateLimitError("invalid_config") names the bad value).
     let limiter: DORateLimiter;

@@ -25,6 +25,27 @@ export interface SessionCookieConfig {
   domain?: string;
   /** Default true. Set false only for plain-HTTP local development. */
   secure?: boolean;
+  /**
+   * Default "Lax": the cookie rides top-level navigations from other sites (links into your app,
+   * the identity provider's redirect back). "Strict" also drops it on those, so the first page
+   * after a sign-in redirect chain started elsewhere looks signed out until the next navigation.
+   */
+  sameSite?: "Lax" | "Strict";
+}
+
+/** What a sign-in, a sign-out or a revocation tells the hooks. Hooks observe; they cannot refuse. */
+export interface SessionHooks {
+  /** A session was created (after the callback verified the user). */
+  onSignIn?(event: { userId: string; sessionId: string; organizationId?: string }): void | Promise<void>;
+  /** A session ended by its own logout. */
+  onSignOut?(event: { userId: string | null; sessionId: string }): void | Promise<void>;
+  /** Sessions were revoked by someone else (the person elsewhere, an admin, a consumer). */
+  onRevoke?(event: {
+    userId: string;
+    sessionId?: string;
+    scope: "session" | "others" | "all";
+    revoked: number;
+  }): void | Promise<void>;
 }
 
 export interface SessionManagerOptions {
@@ -42,6 +63,8 @@ export interface SessionManagerOptions {
   userSessions?: DurableObjectNamespace<UserSessions>;
   /** Default "strict" when `userSessions` is set (it needs it), else "eventual". */
   revocation?: RevocationMode;
+  /** Called after sign-in, sign-out and revocation; a failing hook is logged, never fails the request. */
+  hooks?: SessionHooks;
 }
 
 export const SESSION_DEFAULTS = {
@@ -58,6 +81,7 @@ export interface ResolvedSessionConfig {
   cookieName: string;
   domain: string | undefined;
   secure: boolean;
+  sameSite: "Lax" | "Strict";
   idleTimeout: number;
   absoluteTimeout: number;
   refreshInterval: number;
@@ -77,6 +101,8 @@ export function resolveSessionConfig(options: SessionManagerOptions = {}): Resol
   if (idleTimeout < KV_MIN_TTL || absoluteTimeout < KV_MIN_TTL) {
     throw new RangeError(`Session timeouts must be at least ${KV_MIN_TTL} seconds (KV's minimum expiry)`);
   }
+  const sameSite = options.cookie?.sameSite ?? "Lax";
+  if (sameSite !== "Lax" && sameSite !== "Strict") throw new TypeError('cookie.sameSite must be "Lax" or "Strict"');
   const revocation = options.revocation ?? (options.userSessions ? "strict" : "eventual");
   if (revocation === "strict" && !options.userSessions) {
     throw new TypeError('revocation: "strict" needs the userSessions Durable Object namespace');
@@ -88,6 +114,7 @@ export function resolveSessionConfig(options: SessionManagerOptions = {}): Resol
     cookieName: `${prefix}${base}`,
     domain,
     secure,
+    sameSite,
     idleTimeout,
     absoluteTimeout,
     refreshInterval,

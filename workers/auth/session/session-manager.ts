@@ -10,7 +10,12 @@ import { buildSetCookie, parseCookie } from "../cookies";
 import { HmacSigner } from "../crypto";
 import { AuthError } from "../errors";
 import type { AppUser, IdentityUser } from "../types";
-import { type ResolvedSessionConfig, resolveSessionConfig, type SessionManagerOptions } from "./config";
+import {
+  type ResolvedSessionConfig,
+  resolveSessionConfig,
+  type SessionHooks,
+  type SessionManagerOptions,
+} from "./config";
 import { KVSessionStore, type SessionRecord } from "./kv-session-store";
 import { SessionObjects } from "./session-objects";
 import { storeCall } from "./store-call";
@@ -43,10 +48,12 @@ export class SessionManager {
   readonly #recentRefresh = new Map<string, number>();
   /** The per-user session objects, which own revocation (absent without `userSessions`). */
   readonly #objects: SessionObjects | undefined;
+  readonly #hooks: SessionHooks;
 
   constructor(kv: SessionKV, secret: string | readonly string[], options: SessionManagerOptions = {}) {
     this.config = resolveSessionConfig(options);
     this.#objects = options.userSessions && new SessionObjects(options.userSessions, this.config.clock);
+    this.#hooks = options.hooks ?? {};
     const namespace = "raw" in kv && kv.raw ? kv.raw : (kv as KVNamespace);
     this.store = new KVSessionStore(namespace, this.config.clock);
     this.signer = new HmacSigner(secret);
@@ -153,6 +160,11 @@ export class SessionManager {
     }
     const response = new Response(null, { status: 204 });
     response.headers.append("Set-Cookie", this.sessionCookie(cookieValue));
+    await this.#notify("onSignIn", {
+      userId: user.id,
+      sessionId,
+      ...(record.organizationId ? { organizationId: record.organizationId } : {}),
+    });
     return { sessionId, response, record };
   }
 
@@ -173,7 +185,7 @@ export class SessionManager {
       path: "/",
       httpOnly: true,
       secure: this.config.secure,
-      sameSite: "Lax",
+      sameSite: this.config.sameSite,
       maxAge: this.config.absoluteTimeout,
       ...(this.config.domain ? { domain: this.config.domain } : {}),
     });
@@ -185,7 +197,7 @@ export class SessionManager {
       path: "/",
       httpOnly: true,
       secure: this.config.secure,
-      sameSite: "Lax",
+      sameSite: this.config.sameSite,
       maxAge: 0,
       ...(this.config.domain ? { domain: this.config.domain } : {}),
     });
@@ -205,17 +217,23 @@ export class SessionManager {
     const record = await storeCall(() => this.store.get(sessionId));
     if (!record) return null;
     this.#recentRefresh.delete(sessionId);
-    return this.#requireObjects().revoke(record.userId, sessionId, "revoked");
+    const result = await this.#requireObjects().revoke(record.userId, sessionId, "revoked");
+    await this.#revoked(record.userId, "session", result, sessionId);
+    return result;
   }
 
   /** Revokes every session of a user and closes every open tab. */
-  revokeUser(userId: string): Promise<RevocationResult> {
-    return this.#requireObjects().revokeAll(userId);
+  async revokeUser(userId: string): Promise<RevocationResult> {
+    const result = await this.#requireObjects().revokeAll(userId);
+    await this.#revoked(userId, "all", result);
+    return result;
   }
 
   /** Revokes every session of a user except `keepSessionId` ("sign out everywhere else"). */
-  revokeOtherSessions(userId: string, keepSessionId: string): Promise<RevocationResult> {
-    return this.#requireObjects().revokeOthers(userId, keepSessionId);
+  async revokeOtherSessions(userId: string, keepSessionId: string): Promise<RevocationResult> {
+    const result = await this.#requireObjects().revokeOthers(userId, keepSessionId);
+    await this.#revoked(userId, "others", result);
+    return result;
   }
 
   /**
@@ -224,20 +242,51 @@ export class SessionManager {
    * must be active (else null; checked and revoked in one call to the object). Failures map to 503
    * `session_store_unavailable` like every call here.
    */
-  revokeSessionOf(
+  async revokeSessionOf(
     userId: string,
     sessionId: string,
     reason: "logout" | "revoked" = "revoked",
   ): Promise<RevocationResult | null> {
     const objects = this.#requireObjects();
     this.#recentRefresh.delete(sessionId);
-    return reason === "logout" ? objects.revoke(userId, sessionId, reason) : objects.revokeActive(userId, sessionId);
+    if (reason === "logout") {
+      const result = await objects.revoke(userId, sessionId, reason);
+      await this.#notify("onSignOut", { userId, sessionId });
+      return result;
+    }
+    const result = await objects.revokeActive(userId, sessionId);
+    if (result) await this.#revoked(userId, "session", result, sessionId);
+    return result;
   }
 
   async #end(sessionId: string, reason: "logout" | "revoked"): Promise<void> {
-    const record = this.#objects ? await storeCall(() => this.store.get(sessionId)) : null;
-    if (record) await this.#objects!.revoke(record.userId, sessionId, reason);
+    const record = await storeCall(() => this.store.get(sessionId));
+    if (record && this.#objects) await this.#objects.revoke(record.userId, sessionId, reason);
     else await storeCall(() => this.store.delete(sessionId));
+    if (record) await this.#notify("onSignOut", { userId: record.userId, sessionId });
+  }
+
+  #revoked(
+    userId: string,
+    scope: "session" | "others" | "all",
+    result: RevocationResult,
+    sessionId?: string,
+  ): Promise<void> {
+    return this.#notify("onRevoke", { userId, scope, revoked: result.revoked, ...(sessionId ? { sessionId } : {}) });
+  }
+
+  /** Runs one hook; its failure is logged (message only) and never reaches the request. */
+  async #notify<K extends keyof SessionHooks>(
+    name: K,
+    event: Parameters<NonNullable<SessionHooks[K]>>[0],
+  ): Promise<void> {
+    const hook = this.#hooks[name] as ((e: typeof event) => void | Promise<void>) | undefined;
+    if (!hook) return;
+    try {
+      await hook.call(this.#hooks, event);
+    } catch (err) {
+      console.error(`gatehouse: ${name} hook failed`, err instanceof Error ? err.message : err);
+    }
   }
 
   #requireObjects(): SessionObjects {

@@ -10,7 +10,7 @@
 import type { WorkOS } from "@workos-inc/node";
 import { type Application, jsonError, waitUntilOf } from "../../../client-sdk";
 import { createWorkOS } from "../identity/workos";
-import { routeLimiter } from "../limits";
+import { routeLimiterFor } from "../limits";
 import type { AuthEnv } from "../provider";
 import { applyEvent } from "./dispatch";
 import { WebhookError, type WebhookErrorCode } from "./errors";
@@ -91,7 +91,7 @@ export function registerIdentityWebhook<E extends AuthEnv>(
 
   const path = options.path ?? IDENTITY_WEBHOOK_PATH;
   // Before anything reads the body: AUTH_RATE_LIMITS.webhooks per client address (RATE_LIMITER).
-  const limiter = routeLimiter(env, "webhooks");
+  const limiter = routeLimiterFor(app, "webhooks");
   if (limiter) app.hono.use(path, limiter);
   app.hono.post(path, (c) => {
     // Without an ExecutionContext (called outside a worker's fetch) the promise runs on its own.

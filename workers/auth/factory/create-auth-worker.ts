@@ -1,0 +1,38 @@
+/**
+ * @module
+ * `createAuthWorker(options)`: the whole auth worker (hosted login, sessions,
+ * account pages and their live script, admin, provider webhooks, the live
+ * channel, rate limits) as one fetch handler. The host module re-exports the
+ * Durable Object classes and the RPC entrypoint beside it:
+ *
+ * ```ts
+ * import { createAuthWorker } from "gatehouse-workers/worker";
+ * export default createAuthWorker({ cookie: { domain: "example.com" } });
+ * export { AuthService, RateLimiterDO, UserSessions } from "gatehouse-workers/worker";
+ * ```
+ */
+import { type AuthWorkerEnv, authApplication, authSecurityHeaders } from "../app";
+import { authEnvOf, configureAuthWorker } from "../app/configured";
+import { configVerdict, unavailableResponse } from "../config";
+import type { AuthWorkerOptions } from "./options";
+
+/** The fetch handler `createAuthWorker` returns (a Workers `ExportedHandler`). */
+export interface AuthWorkerHandler {
+  fetch(request: Request, env: AuthWorkerEnv, ctx: ExecutionContext): Promise<Response>;
+}
+
+/**
+ * Builds the auth worker. Options are checked now (a mistake throws at deploy, naming the
+ * option); env is checked on the first request (a weak or placeholder secret, an `http:`
+ * redirect URL off loopback: every request answers a generic 503 and the log names the variable).
+ */
+export function createAuthWorker(options: AuthWorkerOptions = {}): AuthWorkerHandler {
+  configureAuthWorker(options);
+  return {
+    async fetch(request, rawEnv, ctx) {
+      const env = authEnvOf(rawEnv);
+      if (!configVerdict(env).ok) return authSecurityHeaders.applyTo(request, unavailableResponse(request));
+      return authApplication(env).fetch(request, env, ctx);
+    },
+  };
+}

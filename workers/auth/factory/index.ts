@@ -1,0 +1,14 @@
+/**
+ * @module gatehouse-workers/worker
+ * The deployable auth worker: `createAuthWorker(options)` for the fetch
+ * handler, and the classes its wrangler config binds (`UserSessions`,
+ * `RateLimiterDO`) and its service-binding entrypoint (`AuthService`).
+ */
+export { RateLimiterDO } from "../../../durable-objects/rate-limiter";
+export { UserSessions } from "../../../durable-objects/user-sessions";
+export type { AuthWorkerEnv } from "../app";
+export { AUTH_RATE_LIMITS, type AuthRateLimit, type AuthRateLimits, type AuthRouteFamily } from "../limits";
+export { AuthService, type RpcSession } from "../rpc/auth-service";
+export type { SessionHooks } from "../session/config";
+export { type AuthWorkerHandler, createAuthWorker } from "./create-auth-worker";
+export type { AuthWorkerBindings, AuthWorkerOptions, AuthWorkerRoutes } from "./options";

@@ -1,0 +1,127 @@
+/**
+ * @module
+ * `AuthWorkerOptions`: everything a team sets in `createAuthWorker(options)`,
+ * each with a typed default. Secrets never go here: they stay in env
+ * (`SESSION_SECRET`, `IDENTITY_API_KEY`, `IDENTITY_CLIENT_ID`,
+ * `IDENTITY_WEBHOOK_SECRET`, `ADMIN_API_TOKEN`), checked at start.
+ */
+import type { IdentityClient } from "../identity/identity-client";
+import { AUTH_RATE_LIMITS, type AuthRateLimits, type AuthRouteFamily } from "../limits";
+import type { AuthEnv } from "../provider";
+import type { RevocationMode, SessionHooks } from "../session/config";
+
+/** Binding names in the worker's env. Defaults: `SESSIONS`, `USER_SESSIONS`, `RATE_LIMITER`. */
+export interface AuthWorkerBindings {
+  /** KV namespace of the session records. */
+  sessions?: string;
+  /** Durable Object namespace of `UserSessions` (revocation, live channel, strict mode). */
+  userSessions?: string;
+  /** Durable Object namespace of `RateLimiterDO` (route limits, `AuthService.checkRateLimit`). */
+  rateLimiter?: string;
+}
+
+/** Route groups, all on by default (`account`, `admin` and `webhooks` also need their bindings/secrets). */
+export interface AuthWorkerRoutes {
+  /** `/account/sessions` and its live script. */
+  account?: boolean;
+  /** `/admin/*` (needs `ADMIN_API_TOKEN`). */
+  admin?: boolean;
+  /** `POST /webhooks/identity` (needs `IDENTITY_WEBHOOK_SECRET`). */
+  webhooks?: boolean;
+  /** `/parties/user-sessions/<userId>`: the live channel of open tabs. */
+  live?: boolean;
+  /** `GET /api/me`. */
+  api?: boolean;
+  /** `GET /`: the signed-in home page. */
+  home?: boolean;
+}
+
+export interface AuthWorkerOptions {
+  bindings?: AuthWorkerBindings;
+  cookie?: {
+    /** Base name (default `gh_session`); the `__Host-`/`__Secure-` prefix is derived. */
+    name?: string;
+    /** Share the session with subdomains (e.g. `example.com`). Default: host-only. */
+    domain?: string;
+    /** Default "Lax". */
+    sameSite?: "Lax" | "Strict";
+  };
+  /** Seconds a session may sit unused. Default 7 days. */
+  idleTimeout?: number;
+  /** Seconds a session lives however active. Default 30 days. */
+  absoluteTimeout?: number;
+  /** Default: env `GATEHOUSE_REVOCATION`, else "strict" with the session objects bound. */
+  revocation?: RevocationMode;
+  /** The registered callback URL. Default: env `AUTH_REDIRECT_URL`. */
+  redirectUrl?: string;
+  /** Origins `return_to` may name. Default: env `AUTH_RETURN_ORIGINS` (comma list), else none. */
+  returnOrigins?: string[];
+  /** Per route family `{ limit, window }` or `false`; default `AUTH_RATE_LIMITS`. */
+  rateLimits?: AuthRateLimits;
+  routes?: AuthWorkerRoutes;
+  /**
+   * Default: WorkOS (`DefaultIdentityClient`) from env `IDENTITY_API_KEY`/`IDENTITY_CLIENT_ID`; the
+   * local provider (`npx gatehouse-workers dev-idp`) is WorkOS pointed at loopback by env
+   * `IDENTITY_API_HOSTNAME`/`IDENTITY_API_PORT`/`IDENTITY_API_HTTPS`. Or any `IdentityClient`.
+   */
+  identityClient?: IdentityClient | ((env: AuthEnv) => IdentityClient);
+  /** Observers of sign-in, sign-out and revocation (awaited; failures logged, never fatal). */
+  hooks?: SessionHooks;
+}
+
+export interface ResolvedAuthWorkerOptions extends AuthWorkerOptions {
+  bindings: Required<AuthWorkerBindings>;
+  routes: Required<AuthWorkerRoutes>;
+}
+
+export const DEFAULT_BINDINGS: Required<AuthWorkerBindings> = {
+  sessions: "SESSIONS",
+  userSessions: "USER_SESSIONS",
+  rateLimiter: "RATE_LIMITER",
+};
+
+const ALL_ROUTES: Required<AuthWorkerRoutes> = {
+  account: true,
+  admin: true,
+  webhooks: true,
+  live: true,
+  api: true,
+  home: true,
+};
+
+/** Checks the options once, when `createAuthWorker` runs: a mistake fails the deploy, not a request. */
+export function resolveAuthWorkerOptions(options: AuthWorkerOptions = {}): ResolvedAuthWorkerOptions {
+  const bindings = { ...DEFAULT_BINDINGS, ...options.bindings };
+  for (const [key, name] of Object.entries(bindings)) {
+    if (typeof name !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+      throw new TypeError(`createAuthWorker: bindings.${key} must be a binding name, got ${JSON.stringify(name)}`);
+    }
+  }
+  for (const [family, limit] of Object.entries(options.rateLimits ?? {})) {
+    if (!(family in AUTH_RATE_LIMITS)) {
+      throw new TypeError(`createAuthWorker: rateLimits.${family} is not a route family (${familyList()})`);
+    }
+    if (limit === false) continue;
+    if (!limit || !isPositiveInteger(limit.limit) || !isPositiveInteger(limit.window)) {
+      throw new TypeError(
+        `createAuthWorker: rateLimits.${family} must be false or { limit, window } in whole positive numbers`,
+      );
+    }
+  }
+  const sameSite = options.cookie?.sameSite;
+  if (sameSite !== undefined && sameSite !== "Lax" && sameSite !== "Strict") {
+    throw new TypeError('createAuthWorker: cookie.sameSite must be "Lax" or "Strict"');
+  }
+  if (options.revocation !== undefined && options.revocation !== "strict" && options.revocation !== "eventual") {
+    throw new TypeError('createAuthWorker: revocation must be "strict" or "eventual"');
+  }
+  return { ...options, bindings, routes: { ...ALL_ROUTES, ...options.routes } };
+}
+
+function isPositiveInteger(value: unknown): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value > 0;
+}
+
+function familyList(): string {
+  return (Object.keys(AUTH_RATE_LIMITS) as AuthRouteFamily[]).join(", ");
+}
