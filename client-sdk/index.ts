@@ -1,11 +1,13 @@
 /**
- * @module gatehouse
+ * @module gatehouse-workers
  * The client SDK: the framework core (container, providers, middleware,
- * Application) and the platform-bindings module. Everything public is
- * exported here by name; nothing else in this folder is API.
+ * Application), the platform-bindings module, rate limiting, HtmlTransformer,
+ * VersionedKVStore and the service-binding client of the auth worker. This
+ * list is the public API (checked against api/gatehouse-workers.api.md);
+ * nothing else in this folder is, however it is exported between modules.
  */
 
-// Service-binding client of the auth worker, for consuming workers (issue 4)
+// Service-binding client of the auth worker, for consuming workers
 export {
   type AppUser,
   type AuthService,
@@ -17,10 +19,7 @@ export {
   type AuthServiceErrorOptions,
   type AuthServiceSession,
   type CookieSource,
-  DEFAULT_AUTH_SERVICE_TIMEOUT_MS,
-  type LogoutRefusal,
   loginUrlFor,
-  logoutRefusal,
   type OrganizationMembership,
   type RevocationResult,
   ServiceAuthMiddleware,
@@ -30,11 +29,10 @@ export {
   type ServiceLogoutOptions,
   type ServiceSessionResolver,
   type SessionInfo,
-  toAuthServiceError,
 } from "./auth-service";
-// Platform bindings: wrappers, errors and registration (issue 5)
+// Platform bindings: wrappers, their option types, errors and registration
 export { AIClient, type AiOptions } from "./bindings/ai";
-export { CONTAINER_ORIGIN, ContainerClient, type ContainerSendOptions } from "./bindings/container";
+export { ContainerClient, type ContainerSendOptions } from "./bindings/container";
 export {
   DispatchNamespaceClient,
   type DispatchNamespaceClientOptions,
@@ -42,9 +40,13 @@ export {
 } from "./bindings/dispatch";
 export { StatefulObjectClient } from "./bindings/durable-object";
 export { BindingError, type BindingErrorCode, type BindingErrorOptions } from "./bindings/errors";
-export { PooledDbClient, type PooledDbRow } from "./bindings/hyperdrive";
-// Platform bindings
-export { KV_MIN_TTL_SECONDS, type KVListOptions, type KVPutOptions, KVStore, type KVValueType } from "./bindings/kv";
+export {
+  PooledDbClient,
+  type PooledDbClientOptions,
+  type PooledDbDriver,
+  type PooledDbRow,
+} from "./bindings/hyperdrive";
+export { type KVListOptions, type KVPutOptions, KVStore, type KVValueType } from "./bindings/kv";
 export { type MessageSendRequest, QueueSender, type QueueSendOptions } from "./bindings/queue";
 export {
   type ObjectListOptions,
@@ -54,47 +56,27 @@ export {
   type StoredObjectBody,
   type StoredObjectList,
 } from "./bindings/r2";
-export { SERVICE_ORIGIN, ServiceCallError, ServiceClient, type ServiceFetchOptions } from "./bindings/service";
+export { ServiceCallError, ServiceClient, type ServiceFetchOptions } from "./bindings/service";
 export { type ExecResult, type PreparedStatement, SqlDatabase, type StatementResult } from "./bindings/sql";
 export { type VectorizeVector, type VectorQueryOptions, VectorStore } from "./bindings/vectorize";
+// Framework core
 export { type AppBindings, Application, type ApplicationOptions, EnvToken } from "./core/application";
-// Request values shared by every auth middleware (moved from gatehouse/auth, which re-exports them)
-export {
-  CurrentOrganizationSlug,
-  CurrentSession,
-  continueAuthenticated,
-  currentOrganizationSlug,
-  currentUser,
-  type RequestSession,
-  unauthenticatedResponse,
-  wantsJson,
-} from "./core/auth-context";
+export { currentOrganizationSlug, currentUser } from "./core/auth-context";
 export {
   type Constructor,
   Container,
   ContainerError,
   type ContainerErrorCode,
-  describeKey,
   type Factory,
   type Key,
   type Lifetime,
   Token,
 } from "./core/container";
-export { withDeadline } from "./core/deadline";
-export { sha256Hex } from "./core/digest";
-export {
-  type ErrorBody,
-  errorResponse,
-  GatehouseError,
-  type GatehouseErrorOptions,
-  jsonError,
-  toErrorBody,
-} from "./core/errors";
+export { type ErrorBody, GatehouseError, type GatehouseErrorOptions, jsonError } from "./core/errors";
 export {
   compose,
   getRequestValue,
   type Handler,
-  inheritRequestValues,
   type Middleware,
   type Next,
   RequestKey,
@@ -102,7 +84,6 @@ export {
   toHono,
 } from "./core/middleware";
 export { ServiceProvider } from "./core/provider";
-// Response security headers of every worker (issue 14)
 export {
   type ContentSecurityPolicyDirectives,
   DEFAULT_CONTENT_SECURITY_POLICY,
@@ -113,8 +94,7 @@ export {
   type SecurityHeadersOptions,
   type StrictTransportSecurityOptions,
 } from "./core/security-headers";
-export { type HasExecutionContext, type WaitUntil, waitUntilOf } from "./core/wait-until";
-// HtmlTransformer and VersionedKVStore (issue 7)
+// HtmlTransformer and VersionedKVStore
 export {
   type AssignmentFn,
   escapeHtml,
@@ -125,37 +105,16 @@ export {
 } from "./html";
 // Rate limiting
 export {
-  activeRateLimiterFake,
-  addressKey,
-  BlockedKeys,
-  blockedKeysFor,
-  DEFAULT_POLICY_NAME,
-  DEFAULT_PREFIX,
-  DEFAULT_STORE_ERROR_POLICY,
-  DEFAULT_TIMEOUT_MS,
   DORateLimiter,
   defaultKeyExtractor,
-  EDGE_CONNECTING_IP_HEADER,
   edgeAddressKeyExtractor,
-  type FixedWindow,
   fakeRateLimiter,
-  fixedWindow,
   type KeyExtractor,
-  KV_SYNC_INTERVAL_MS,
   KVRateLimiter,
-  MAX_BLOCKED_KEYS,
-  MAX_CHECK_BODY_BYTES,
-  MAX_KEY_LENGTH,
-  MAX_LIMIT,
-  MAX_WINDOW_SECONDS,
-  type PolicyInfo,
-  type QuotaState,
   type RateCheckCall,
-  type RateCheckInvalidReason,
   type RateCheckRequest,
   type RateCheckResponse,
   type RateCheckResult,
-  type RateCheckStub,
   type RateLimitDecision,
   RateLimitError,
   type RateLimitErrorCode,
@@ -166,26 +125,12 @@ export {
   type RateLimiterOptions,
   type RateLimitLogger,
   type RateLimitSource,
-  rateLimitHeader,
-  rateLimitPolicyHeader,
   restoreRateLimiter,
-  retryAfterSeconds,
-  STORE_FAILURE_RETRY_AFTER,
   type StoreErrorPolicy,
   type StoreUnavailableBody,
-  UNKNOWN_KEY,
-  validateRateCheck,
 } from "./rate-limit";
+export { PlatformServiceProvider, type PlatformServiceProviderOptions } from "./registration";
 export {
-  BINDING_CONVENTIONS,
-  BINDING_WRAPPERS,
-  type BindingKind,
-  detectBinding,
-  PlatformServiceProvider,
-} from "./registration";
-export {
-  DEFAULT_CONTENT_TTL,
-  type PointerMetadata,
   VersionedKVError,
   type VersionedKVErrorCode,
   type VersionedKVOptions,

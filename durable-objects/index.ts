@@ -1,25 +1,22 @@
 /**
- * @module gatehouse/durable-objects
- * The Durable Object classes a host worker exports and binds in its
- * wrangler config. Exported by name.
+ * @module gatehouse-workers/durable-objects
+ * The Durable Object classes a host worker exports and binds in its wrangler
+ * config, the messages its live channel sends, and the test clock. Exported by
+ * name (checked against api/durable-objects.api.md).
  */
 
-export { objectNow, setObjectClock } from "./clock";
-export { CONTAINER_PORT, CONTAINER_SLEEP_AFTER, GatehouseContainer } from "./container";
+export { setObjectClock } from "./clock";
 export { RateLimiterDO } from "./rate-limiter";
-// Provider events (issue 9)
-export type {
-  Membership,
-  MembershipEventType,
-  ProviderEvent,
-  ProviderEventResult,
-} from "./user-sessions";
 export {
   CLOSE_SESSION_INACTIVE,
   CLOSE_SESSION_REVOKED,
   decodeMessage,
   encodeMessage,
   type LiveMessage,
+  type Membership,
+  type MembershipEventType,
+  type ProviderEvent,
+  type ProviderEventResult,
   type RevocationReason,
   type RevocationResult,
   type SessionInfo,

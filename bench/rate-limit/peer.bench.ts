@@ -13,8 +13,9 @@
 
 import { env } from "cloudflare:workers";
 import { DurableObjectStore } from "@hono-rate-limiter/cloudflare";
-import { DORateLimiter, MAX_LIMIT, StatefulObjectClient } from "gatehouse-workers";
+import { DORateLimiter, StatefulObjectClient } from "gatehouse-workers";
 import { it } from "vitest";
+import { MAX_LIMIT } from "../../client-sdk/rate-limit";
 import { median, ratio, record, round } from "../harness";
 
 const KEYS = Array.from({ length: 8 }, (_, i) => `198.51.100.${i + 1}`);

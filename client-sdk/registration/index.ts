@@ -9,7 +9,7 @@
 import { AIClient } from "../bindings/ai";
 import { DispatchNamespaceClient } from "../bindings/dispatch";
 import { StatefulObjectClient } from "../bindings/durable-object";
-import { PooledDbClient } from "../bindings/hyperdrive";
+import { PooledDbClient, type PooledDbDriver } from "../bindings/hyperdrive";
 import { KVStore } from "../bindings/kv";
 import { QueueSender } from "../bindings/queue";
 import { ObjectStorage } from "../bindings/r2";
@@ -39,6 +39,15 @@ export const BINDING_WRAPPERS = {
 
 type Wrap = Constructor<object>;
 
+export interface PlatformServiceProviderOptions {
+  /**
+   * The driver every detected Hyperdrive binding's `PooledDbClient` queries with:
+   * `postgresDriver` from `gatehouse-workers/hyperdrive`. Without it the binding is
+   * still registered, and `query` throws `BindingError("driver_missing")` naming that import.
+   */
+  pooledDbDriver?: PooledDbDriver;
+}
+
 /**
  * @example
  * ```ts
@@ -48,14 +57,23 @@ type Wrap = Constructor<object>;
  * ```
  */
 export class PlatformServiceProvider<E extends object = Record<string, unknown>> extends ServiceProvider<E> {
+  readonly #options: PlatformServiceProviderOptions;
+
+  constructor(options: PlatformServiceProviderOptions = {}) {
+    super();
+    this.#options = options;
+  }
+
   override register(app: Application<E>): void {
+    const { pooledDbDriver } = this.#options;
     const byWrapper = new Map<Wrap, string[]>();
     for (const [name, value] of Object.entries(app.env)) {
       const kind = detectBinding(name, value);
       if (!kind || app.container.has(name)) continue;
       const Wrapper: Wrap = BINDING_WRAPPERS[kind];
-      const build = Wrapper as unknown as new (binding: unknown) => object;
-      app.container.singleton(name, () => new build(value));
+      const build = Wrapper as unknown as new (binding: unknown, options?: object) => object;
+      const options = kind === "pooledDb" && pooledDbDriver ? { driver: pooledDbDriver } : undefined;
+      app.container.singleton(name, () => new build(value, options));
       byWrapper.set(Wrapper, [...(byWrapper.get(Wrapper) ?? []), name]);
     }
     for (const [Wrapper, names] of byWrapper) {

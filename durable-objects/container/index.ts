@@ -1,5 +1,5 @@
 /**
- * @module
+ * @module gatehouse-workers/containers
  * `GatehouseContainer`: the container class behind `ContainerClient`, built on
  * `@cloudflare/containers` (a Durable Object that starts one container per
  * instance and proxies HTTP to it). The image must answer `GET /health` with
@@ -34,7 +34,7 @@ export const CONTAINER_SLEEP_AFTER = "10m";
  *
  * @example
  * ```ts
- * export { GatehouseContainer } from "..";
+ * export { GatehouseContainer } from "gatehouse-workers/containers";
  * // in a handler:
  * const containers = new ContainerClient(env.CONTAINERS);
  * const res = await containers.send("tenant-42", "/render", { method: "POST", body });

@@ -1,7 +1,8 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
-import { parseCookie, SESSION_DEFAULTS, SessionManager } from "gatehouse-workers/auth";
+import { parseCookie, SessionManager } from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
+import { SESSION_DEFAULTS } from "../../workers/auth/session/config";
 import { ada, countingKV, makeSessions, SECRET, TestClock } from "./helpers";
 
 async function sha256Hex(text: string): Promise<string> {

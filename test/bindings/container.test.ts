@@ -7,9 +7,10 @@
 
 import { env } from "cloudflare:workers";
 import { Container } from "@cloudflare/containers";
-import { BindingError, CONTAINER_ORIGIN, ContainerClient } from "gatehouse-workers";
-import { CONTAINER_PORT, GatehouseContainer } from "gatehouse-workers/durable-objects";
+import { BindingError, ContainerClient } from "gatehouse-workers";
+import { CONTAINER_PORT, GatehouseContainer } from "gatehouse-workers/containers";
 import { describe, expect, it } from "vitest";
+import { CONTAINER_ORIGIN } from "../../client-sdk/bindings/container";
 
 interface Echo {
   id: string;

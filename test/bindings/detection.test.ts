@@ -5,8 +5,8 @@
  * plus things that are not bindings: vars, secrets, JSON, a Durable Object stub.
  */
 import { env } from "cloudflare:workers";
-import { BINDING_CONVENTIONS, type BindingKind, detectBinding } from "gatehouse-workers";
 import { describe, expect, it } from "vitest";
+import { BINDING_CONVENTIONS, type BindingKind, detectBinding } from "../../client-sdk/registration";
 import { AiStandIn, DispatchNamespaceStandIn, VectorizeStandIn } from "./stand-ins";
 
 function everyKind(): Record<string, unknown> {

@@ -1,11 +1,12 @@
 /**
- * PooledDbClient over a real local Hyperdrive binding: miniflare's Hyperdrive
+ * PooledDbClient with postgresDriver (gatehouse-workers/hyperdrive) over a real local Hyperdrive binding: miniflare's Hyperdrive
  * proxies to a Postgres wire server (PGlite behind pglite-socket, started by
  * test/node/bindings-setup.ts). PG_DOWN points at a port nothing listens on.
  * The server takes one connection at a time, so these tests run in sequence.
  */
 import { env } from "cloudflare:workers";
-import { BindingError, PooledDbClient } from "gatehouse-workers";
+import { Application, BindingError, PlatformServiceProvider, PooledDbClient } from "gatehouse-workers";
+import { postgresDriver } from "gatehouse-workers/hyperdrive";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const PASSWORD = "pg-secret-do-not-leak";
@@ -28,7 +29,7 @@ function expectNoSecrets(err: BindingError): void {
 }
 
 describe("PooledDbClient", () => {
-  const pg = new PooledDbClient(env.PG);
+  const pg = new PooledDbClient(env.PG, { driver: postgresDriver });
 
   beforeAll(async () => {
     await pg.query("DROP TABLE IF EXISTS accounts");
@@ -89,7 +90,7 @@ describe("PooledDbClient", () => {
   });
 
   it("reports an unreachable database without the connection string or password", async () => {
-    const err = await failure(new PooledDbClient(env.PG_DOWN).query("SELECT 1"));
+    const err = await failure(new PooledDbClient(env.PG_DOWN, { driver: postgresDriver }).query("SELECT 1"));
     expect(err.code).toBe("connection_failed");
     expect(err.status).toBe(500);
     expect(err.message).toMatch(/^PooledDbClient: could not reach the database through Hyperdrive/);
@@ -99,5 +100,21 @@ describe("PooledDbClient", () => {
   it("rejects bad arguments before connecting", async () => {
     expect((await failure(pg.query(""))).code).toBe("invalid_argument");
     expect((await failure(pg.query("SELECT $1", "x" as unknown as unknown[]))).code).toBe("invalid_argument");
+  });
+
+  it("without a driver, names the import that supplies one (and never connects)", async () => {
+    const err = await failure(new PooledDbClient(env.PG).query("SELECT 1"));
+    expect(err.code).toBe("driver_missing");
+    expect(err.message).toContain('import { postgresDriver } from "gatehouse-workers/hyperdrive"');
+    const registered = Application.create({ PG: env.PG }, { providers: [new PlatformServiceProvider()] });
+    expect((await failure(registered.container.resolve(PooledDbClient).query("SELECT 1"))).code).toBe("driver_missing");
+  });
+
+  it("gives the registration's PooledDbClient the driver passed to PlatformServiceProvider", async () => {
+    const app = Application.create(
+      { PG: env.PG },
+      { providers: [new PlatformServiceProvider({ pooledDbDriver: postgresDriver })] },
+    );
+    expect((await app.container.resolve(PooledDbClient).query("SELECT 40 + 2 AS n")).results).toEqual([{ n: 42 }]);
   });
 });

@@ -4,8 +4,9 @@
  * WorkerEntrypoint (fetch plus an RPC method).
  */
 import { env } from "cloudflare:workers";
-import { BindingError, SERVICE_ORIGIN, ServiceCallError, ServiceClient } from "gatehouse-workers";
+import { BindingError, ServiceCallError, ServiceClient } from "gatehouse-workers";
 import { describe, expect, it } from "vitest";
+import { SERVICE_ORIGIN } from "../../client-sdk/bindings/service";
 
 interface Echo {
   method: string;

@@ -5,8 +5,9 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { AuthServiceClient, AuthServiceError, toAuthServiceError } from "gatehouse-workers";
+import { AuthServiceClient, AuthServiceError } from "gatehouse-workers";
 import { describe, expect, it } from "vitest";
+import { toAuthServiceError } from "../../client-sdk/auth-service";
 import consumer, { type ConsumerEnv } from "../../workers/example-consumer/worker";
 import { APP, people, signIn, visitWith } from "./helpers";
 

@@ -1,6 +1,5 @@
 import { env } from "cloudflare:workers";
 import {
-  activeRateLimiterFake,
   compose,
   DORateLimiter,
   fakeRateLimiter,
@@ -12,6 +11,7 @@ import {
   StatefulObjectClient,
 } from "gatehouse-workers";
 import { afterEach, describe, expect, it } from "vitest";
+import { activeRateLimiterFake } from "../../client-sdk/rate-limit";
 import { failingKV, manualClock, recordingLogger, uniqueKey } from "./helpers";
 
 afterEach(() => restoreRateLimiter());

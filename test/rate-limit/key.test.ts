@@ -1,7 +1,6 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import {
-  addressKey,
   defaultKeyExtractor,
   edgeAddressKeyExtractor,
   fakeRateLimiter,
@@ -10,6 +9,7 @@ import {
   restoreRateLimiter,
 } from "gatehouse-workers";
 import { afterEach, describe, expect, it } from "vitest";
+import { addressKey } from "../../client-sdk/rate-limit";
 
 const req = (headers: Record<string, string>) => new Request("https://app.test/", { headers });
 

@@ -1,13 +1,7 @@
 import { env } from "cloudflare:workers";
-import {
-  compose,
-  KV_MIN_TTL_SECONDS,
-  KVRateLimiter,
-  KVStore,
-  type RateLimitError,
-  type RateLimiterOptions,
-} from "gatehouse-workers";
+import { compose, KVRateLimiter, KVStore, type RateLimitError, type RateLimiterOptions } from "gatehouse-workers";
 import { describe, expect, it } from "vitest";
+import { KV_MIN_TTL_SECONDS } from "../../client-sdk/bindings/kv";
 import { failingKV, isolateView, manualClock, recordingLogger, uniqueKey } from "./helpers";
 
 const ok = () => new Response("ok");

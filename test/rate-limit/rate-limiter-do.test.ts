@@ -1,8 +1,8 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { MAX_CHECK_BODY_BYTES, MAX_KEY_LENGTH, MAX_LIMIT, MAX_WINDOW_SECONDS } from "gatehouse-workers";
 import { type RateLimiterDO, RateLimiterDO as RateLimiterDOClass } from "gatehouse-workers/durable-objects";
 import { describe, expect, it } from "vitest";
+import { MAX_CHECK_BODY_BYTES, MAX_KEY_LENGTH, MAX_LIMIT, MAX_WINDOW_SECONDS } from "../../client-sdk/rate-limit";
 import { CLOCK_BASE, uniqueKey } from "./helpers";
 
 const stubFor = (key: string) => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(key));

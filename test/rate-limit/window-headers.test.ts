@@ -1,12 +1,12 @@
 import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 import {
   fixedWindow,
   rateLimitHeader,
   rateLimitPolicyHeader,
   retryAfterSeconds,
   validateRateCheck,
-} from "gatehouse-workers";
-import { describe, expect, it } from "vitest";
+} from "../../client-sdk/rate-limit";
 import { CLOCK_BASE } from "./helpers";
 
 describe("fixed windows", () => {

@@ -16,6 +16,8 @@ export const SOURCE_ENTRIES: Readonly<Record<string, string>> = {
   "./auth": "workers/auth/index.ts",
   "./durable-objects": "durable-objects/index.ts",
   "./worker": "workers/auth/factory/index.ts",
+  "./hyperdrive": "client-sdk/bindings/hyperdrive/postgres/index.ts",
+  "./containers": "durable-objects/container/index.ts",
 };
 
 export const PACKAGE_NAME = "gatehouse-workers";

@@ -1,7 +1,7 @@
 /**
- * @module gatehouse/auth
+ * @module gatehouse-workers/auth
  * The authentication module of the spec. Exported by name; nothing else
- * under workers/auth is API.
+ * under workers/auth is API (checked against api/auth.api.md).
  */
 
 export {
@@ -10,10 +10,7 @@ export {
   type ConfigRule,
   checkAuthEnvironment,
   describeProblems,
-  isLoopbackHost,
-  MIN_SECRET_LENGTH,
   redirectUrlProblem,
-  secretProblem,
 } from "./config/rules";
 export { buildSetCookie, type CookieOptions, parseCookie, parseJwtExpiry } from "./cookies";
 export { AuthError, type AuthErrorCode } from "./errors";
@@ -35,7 +32,7 @@ export { currentOrganizationSlug, currentSession, currentUser } from "./middlewa
 export { type CsrfFailure, CsrfMiddleware, type CsrfOptions, csrfToken } from "./middleware/csrf";
 export { GuestMiddleware } from "./middleware/guest";
 export { RoleMiddleware, roleInCurrentOrganization } from "./middleware/role";
-export { ORG_SLUG, type OrgResolvable, OrgResolver } from "./org";
+export { type OrgResolvable, OrgResolver } from "./org";
 export {
   type AuthConfig,
   AuthConfigToken,
@@ -51,14 +48,12 @@ export {
   type LoginHandlerOptions,
   type LogoutOptions,
 } from "./routes/handlers";
-export { LOGIN_FLOW_TTL_SECONDS } from "./routes/login-flow";
-export { safeReturnTo } from "./routes/return-to";
-export {
-  type RevocationMode,
-  SESSION_DEFAULTS,
-  type SessionCookieConfig,
-  type SessionManagerOptions,
+export type {
+  RevocationMode,
+  SessionCookieConfig,
+  SessionHooks,
+  SessionManagerOptions,
 } from "./session/config";
-export { KVSessionStore, SESSION_PREFIX, type SessionRecord } from "./session/kv-session-store";
+export { KVSessionStore, type SessionRecord } from "./session/kv-session-store";
 export { type ResolvedSession, type SessionKV, SessionManager, type SessionMeta } from "./session/session-manager";
 export type { AppUser, IdentityUser, OrganizationMembership, OrgResolutionStrategy } from "./types";

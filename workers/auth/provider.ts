@@ -8,14 +8,18 @@
  */
 
 import type { Context, MiddlewareHandler } from "hono";
-import { type Application, ServiceProvider, Token, toHono, waitUntilOf } from "../../client-sdk";
+import type { Application } from "../../client-sdk/core/application";
+import { Token } from "../../client-sdk/core/container";
+import { toHono } from "../../client-sdk/core/middleware";
+import { ServiceProvider } from "../../client-sdk/core/provider";
+import { waitUntilOf } from "../../client-sdk/core/wait-until";
 import type { UserSessions } from "../../durable-objects/user-sessions";
 import { isLoopbackHost } from "./config/rules";
 import { AuthError } from "./errors";
 import { DefaultIdentityClient, type IdentityEnv } from "./identity/default-identity-client";
 import { FakeIdentityClient } from "./identity/fake-identity-client";
 import { type IdentityClient, IdentityClientToken } from "./identity/identity-client";
-import { type LimitsEnv, routeLimiterFor } from "./limits";
+import { type AuthRateLimits, AuthRateLimitsToken, type LimitsEnv, routeLimiterFor } from "./limits";
 import { CsrfMiddleware, csrfToken } from "./middleware/csrf";
 import { createLoginHandler, handleCallback, handleLogout } from "./routes/handlers";
 import { isOwnLogoutNavigation, logoutConfirmPage } from "./routes/logout";
@@ -58,6 +62,8 @@ export interface AuthServiceProviderOptions {
   /** The identity client; default `DefaultIdentityClient` over env's IDENTITY_* values. */
   identityClient?: IdentityClient | ((env: AuthEnv) => IdentityClient);
   session?: SessionManagerOptions;
+  /** Limits of the auth route families (`false` turns one off); default `AUTH_RATE_LIMITS`. */
+  rateLimits?: AuthRateLimits;
   /** Register the /auth routes. Default true. */
   routes?: boolean;
 }
@@ -73,6 +79,8 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
   register(app: Application<E>): void {
     const env = app.env;
     const options = this.#options;
+    // Read by every route limiter of the auth worker (these routes, admin, webhooks) when it boots.
+    app.container.instance(AuthRateLimitsToken, options.rateLimits ?? {});
     app.container.singleton(AuthConfigToken, () => {
       const redirectUrl = options.redirectUrl ?? env.AUTH_REDIRECT_URL;
       if (!redirectUrl) throw missing("AUTH_REDIRECT_URL (auth.redirectUrl)");

@@ -17,6 +17,8 @@ export type BindingErrorCode =
   | "query_failed"
   /** The external database could not be reached. */
   | "connection_failed"
+  /** `PooledDbClient` was built without a database driver (import one from `gatehouse-workers/hyperdrive`). */
+  | "driver_missing"
   /** `SqlDatabase.dump()` could not read or encode the database. */
   | "dump_failed";
 

@@ -1,30 +1,51 @@
 /**
  * @module
- * `PooledDbClient`: parameterized queries on an external Postgres database
- * through a Hyperdrive binding, with postgres.js (loaded on first query, so
- * workers that never query do not evaluate it). One short connection per
- * query: Hyperdrive pools the real connections, and a Worker may not share
- * sockets across requests. Errors carry the SQLSTATE and the server's message,
- * never the connection string or its credentials.
+ * `PooledDbClient`: parameterized queries on an external database through a
+ * Hyperdrive binding. The wire driver is passed in (`postgresDriver` from
+ * `gatehouse-workers/hyperdrive`), so a worker that never queries bundles no
+ * database code. Without a driver, `query` throws `BindingError("driver_missing")`
+ * naming the import; it never loads a driver by itself.
  */
-import type { Options, Sql } from "postgres";
 import { BindingError } from "../errors";
 
-/** A row as postgres.js parses it: int8 and numeric arrive as strings, json as values. */
+/** A row as the driver parses it (postgres.js: int8 and numeric arrive as strings, json as values). */
 export type PooledDbRow = Record<string, unknown>;
+
+/**
+ * What runs a query for `PooledDbClient`. It opens its own connection through
+ * the binding, maps database errors to `BindingError` (`query_failed` with the
+ * SQLSTATE, `connection_failed`) and keeps the connection string and
+ * credentials out of every message.
+ */
+export interface PooledDbDriver {
+  query(hyperdrive: Hyperdrive, sql: string, params: readonly unknown[]): Promise<PooledDbRow[]>;
+}
+
+export interface PooledDbClientOptions {
+  /** The database driver: `postgresDriver` from `gatehouse-workers/hyperdrive`. */
+  driver?: PooledDbDriver;
+}
+
+/** The import that supplies the driver, named in the `driver_missing` error. */
+export const POOLED_DB_DRIVER_IMPORT = 'import { postgresDriver } from "gatehouse-workers/hyperdrive"';
 
 /**
  * @example
  * ```ts
- * const pg = new PooledDbClient(env.HYPERDRIVE);
+ * import { PooledDbClient } from "gatehouse-workers";
+ * import { postgresDriver } from "gatehouse-workers/hyperdrive";
+ *
+ * const pg = new PooledDbClient(env.HYPERDRIVE, { driver: postgresDriver });
  * const { results } = await pg.query("SELECT id, email FROM users WHERE id = $1", [userId]);
  * ```
  */
 export class PooledDbClient {
   readonly #hyperdrive: Hyperdrive;
+  readonly #driver: PooledDbDriver | undefined;
 
-  constructor(hyperdrive: Hyperdrive) {
+  constructor(hyperdrive: Hyperdrive, options: PooledDbClientOptions = {}) {
     this.#hyperdrive = hyperdrive;
+    this.#driver = options.driver;
   }
 
   /** The underlying binding. */
@@ -33,7 +54,7 @@ export class PooledDbClient {
   }
 
   /**
-   * Runs `sql` with `$1…$n` bound to `params` and returns the rows. A Postgres
+   * Runs `sql` with `$1…$n` bound to `params` and returns the rows. A database
    * error rejects with `BindingError("query_failed")` whose `sqlState` is the
    * SQLSTATE; an unreachable database with `BindingError("connection_failed")`.
    */
@@ -44,56 +65,13 @@ export class PooledDbClient {
     if (!Array.isArray(params)) {
       throw new BindingError("invalid_argument", { message: "PooledDbClient.query: params must be an array" });
     }
-    const [{ default: postgres }, { PostgresSocket }] = await Promise.all([import("postgres"), import("./socket")]);
-    const hyperdrive = this.#hyperdrive;
-    // `socket` is a postgres.js option its typings omit: a factory for the connection's socket.
-    const options: Options<Record<string, never>> & { socket: () => unknown } = {
-      // Hyperdrive's own socket (the same as connecting to its host and port); TLS to the origin is Hyperdrive's job.
-      socket: () => new PostgresSocket(hyperdrive.connect()),
-      ssl: false,
-      max: 1,
-      prepare: false, // unnamed statements: nothing to clean up on a pooled connection
-      fetch_types: false, // no extra round-trip for array type OIDs
-      connect_timeout: 10,
-      onnotice: () => {},
-    };
-    const client: Sql = postgres(hyperdrive.connectionString, options);
-    try {
-      const rows = await client.unsafe<T[]>(sql, params as never[]);
-      return { results: Array.from(rows) };
-    } catch (err) {
-      throw this.#toBindingError(err);
-    } finally {
-      await client.end({ timeout: 5 }).catch(() => {});
-    }
-  }
-
-  #toBindingError(err: unknown): BindingError {
-    if (err instanceof Error && err.name === "PostgresError" && typeof (err as { code?: unknown }).code === "string") {
-      const code = (err as Error & { code: string }).code;
-      const message = this.#redact(err.message);
-      return new BindingError("query_failed", {
-        message: `Postgres error ${code}: ${message}`,
-        sqlState: code,
-        cause: new Error(message),
+    if (!this.#driver) {
+      throw new BindingError("driver_missing", {
+        message:
+          `PooledDbClient has no database driver: ${POOLED_DB_DRIVER_IMPORT} and pass it as ` +
+          "new PooledDbClient(binding, { driver: postgresDriver }) or new PlatformServiceProvider({ pooledDbDriver: postgresDriver })",
       });
     }
-    const raw = err instanceof Error ? err.message : String(err);
-    const code = (err as { code?: unknown } | null)?.code;
-    const reason = typeof code === "string" && /^[A-Z_]+$/.test(code) ? ` (${code})` : "";
-    return new BindingError("connection_failed", {
-      message: `PooledDbClient: could not reach the database through Hyperdrive${reason}`,
-      cause: new Error(this.#redact(raw)),
-    });
-  }
-
-  /** Removes the connection string, the password and the host from `text`. */
-  #redact(text: string): string {
-    const { connectionString, password, host } = this.#hyperdrive;
-    let out = text;
-    for (const secret of [connectionString, password, host]) {
-      if (secret && secret.length >= 4) out = out.split(secret).join("[redacted]");
-    }
-    return out;
+    return { results: (await this.#driver.query(this.#hyperdrive, sql, params)) as T[] };
   }
 }

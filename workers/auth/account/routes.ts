@@ -9,7 +9,9 @@
  */
 
 import type { MiddlewareHandler } from "hono";
-import { type Application, toHono, type WaitUntil, waitUntilOf } from "../../../client-sdk";
+import type { Application } from "../../../client-sdk/core/application";
+import { toHono } from "../../../client-sdk/core/middleware";
+import { type WaitUntil, waitUntilOf } from "../../../client-sdk/core/wait-until";
 import type { RevocationResult, UserSessions } from "../../../durable-objects/user-sessions";
 import { IdentityClientToken } from "../identity/identity-client";
 import { isSessionId } from "../ids";

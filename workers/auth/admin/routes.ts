@@ -5,7 +5,7 @@
  * compared in constant time; missing → 401, wrong → 403. Without the secret
  * configured the routes are not registered at all (404). JSON in and out.
  */
-import type { Application } from "../../../client-sdk";
+import type { Application } from "../../../client-sdk/core/application";
 import { sha256Hex, timingSafeEqual } from "../crypto";
 import { isSessionId, isUserId } from "../ids";
 import { type LimitsEnv, routeLimiterFor } from "../limits";

@@ -4,7 +4,8 @@
  * `AuthMiddleware` (401 JSON without a session). A small authenticated
  * endpoint for scripts, the load test and consumers that call over HTTP.
  */
-import { type Application, toHono } from "../../../client-sdk";
+import type { Application } from "../../../client-sdk/core/application";
+import { toHono } from "../../../client-sdk/core/middleware";
 import { AuthMiddleware } from "../middleware/auth";
 import { currentSession } from "../middleware/context";
 import { SessionManager } from "../session/session-manager";

@@ -14,7 +14,7 @@ import {
   resolveAuthWorkerOptions,
 } from "../factory/options";
 
-let current: ResolvedAuthWorkerOptions = resolveAuthWorkerOptions();
+let current: ResolvedAuthWorkerOptions | undefined;
 
 /** Records the worker's options (see module doc); returns them resolved. */
 export function configureAuthWorker(options: AuthWorkerOptions = {}): ResolvedAuthWorkerOptions {
@@ -24,6 +24,7 @@ export function configureAuthWorker(options: AuthWorkerOptions = {}): ResolvedAu
 }
 
 export function authWorkerOptions(): ResolvedAuthWorkerOptions {
+  current ??= resolveAuthWorkerOptions();
   return current;
 }
 
@@ -34,7 +35,7 @@ const views = new WeakMap<object, object>();
  * names (`SESSIONS`, `USER_SESSIONS`, `RATE_LIMITER`). The same object for the same env.
  */
 export function authEnvOf<E extends object>(env: E): E {
-  const { bindings } = current;
+  const { bindings } = authWorkerOptions();
   const renamed = (Object.keys(DEFAULT_BINDINGS) as (keyof typeof DEFAULT_BINDINGS)[]).filter(
     (key) => bindings[key] !== DEFAULT_BINDINGS[key],
   );

@@ -5,7 +5,8 @@
  */
 
 import type { MiddlewareHandler } from "hono";
-import { type Application, toHono } from "../../../client-sdk";
+import type { Application } from "../../../client-sdk/core/application";
+import { toHono } from "../../../client-sdk/core/middleware";
 import { CsrfMiddleware, csrfToken } from "../middleware/csrf";
 import { escapeHtml, page } from "../routes/pages";
 import { SessionManager } from "../session/session-manager";

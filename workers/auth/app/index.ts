@@ -5,11 +5,11 @@
  * account pages. One `Application` per `env` object, shared by the fetch
  * handler and the `AuthService` RPC entrypoint.
  */
-import { Application, SecurityHeadersMiddleware } from "../../../client-sdk";
+import { Application } from "../../../client-sdk/core/application";
+import { SecurityHeadersMiddleware } from "../../../client-sdk/core/security-headers";
 import { registerAccountRoutes } from "../account";
 import { registerAdminRoutes } from "../admin/routes";
 import type { ResolvedAuthWorkerOptions } from "../factory/options";
-import { AuthRateLimitsToken } from "../limits";
 import { routeLiveChannel } from "../live/route";
 import { type AuthEnv, AuthServiceProvider, type AuthServiceProviderOptions } from "../provider";
 import { SessionManager } from "../session/session-manager";
@@ -47,7 +47,6 @@ export function authApplication(rawEnv: AuthWorkerEnv): Application<AuthWorkerEn
       middleware: [authSecurityHeaders],
       providers: [new AuthServiceProvider<AuthWorkerEnv>(providerOptions(options))],
     });
-    built.container.singleton(AuthRateLimitsToken, () => options.rateLimits ?? {});
     built.hono.get("/health", (c) => c.json({ ok: true, service: "gatehouse-auth" }));
     if (routes.live) {
       built.hono.all("/parties/*", (c) =>
@@ -66,8 +65,9 @@ export function authApplication(rawEnv: AuthWorkerEnv): Application<AuthWorkerEn
 }
 
 function providerOptions(options: ResolvedAuthWorkerOptions): AuthServiceProviderOptions {
-  const { cookie, idleTimeout, absoluteTimeout, revocation, hooks } = options;
+  const { cookie, idleTimeout, absoluteTimeout, revocation, hooks, rateLimits } = options;
   return {
+    ...(rateLimits ? { rateLimits } : {}),
     ...(options.redirectUrl ? { redirectUrl: options.redirectUrl } : {}),
     ...(options.returnOrigins ? { returnOrigins: options.returnOrigins } : {}),
     ...(options.identityClient ? { identityClient: options.identityClient } : {}),

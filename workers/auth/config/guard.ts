@@ -12,11 +12,20 @@ import { type ConfigCheck, checkAuthEnvironment, describeProblems } from "./rule
 
 const verdicts = new WeakMap<object, ConfigCheck>();
 
-/** The environment's verdict, computed (and logged when it fails) once per env object. */
-export function configVerdict(env: object): ConfigCheck {
+/**
+ * The environment's verdict, computed (and logged when it fails) once per env object: the
+ * variables' rules, and the session KV namespace bound under `sessionsBinding` (the name the
+ * worker was configured with, e.g. `createAuthWorker({ bindings: { sessions: "AUTH_KV" } })`).
+ */
+export function configVerdict(env: object, sessionsBinding = "SESSIONS"): ConfigCheck {
   let verdict = verdicts.get(env);
   if (!verdict) {
-    verdict = checkAuthEnvironment(env as Readonly<Record<string, unknown>>);
+    const vars = env as Readonly<Record<string, unknown>>;
+    verdict = checkAuthEnvironment(vars);
+    if (!isKvNamespace(vars[sessionsBinding])) {
+      const problem = { variable: sessionsBinding, rule: "not_bound" } as const;
+      verdict = { ok: false, problems: [...(verdict.ok ? [] : verdict.problems), problem] };
+    }
     if (!verdict.ok) {
       for (const line of describeProblems(verdict.problems)) {
         console.error(`gatehouse: configuration refused: ${line}. Every request answers 503 until it is fixed.`);
@@ -37,8 +46,12 @@ export function unavailableResponse(request: Request): Response {
 }
 
 /** Throws the RPC-side refusal (status 503: consumers map it to `auth_service_unavailable`). */
-export function assertConfigured(env: object): void {
-  if (!configVerdict(env).ok) {
+export function assertConfigured(env: object, sessionsBinding?: string): void {
+  if (!configVerdict(env, sessionsBinding).ok) {
     throw new AuthError("service_unavailable", { status: 503, message: "This service is not available right now." });
   }
+}
+
+function isKvNamespace(value: unknown): boolean {
+  return typeof value === "object" && value !== null && typeof (value as KVNamespace).getWithMetadata === "function";
 }

@@ -47,7 +47,14 @@ const TEMPLATE = /^(__.*__|<.*>|\$\{.*\}|\{\{.*\}\})$/s;
 /** Fewer distinct characters than this cannot be a random secret. */
 const MIN_DISTINCT = 8;
 
-export type ConfigRule = "too_short" | "placeholder" | "low_variety" | "required" | "not_a_url" | "http_not_loopback";
+export type ConfigRule =
+  | "too_short"
+  | "placeholder"
+  | "low_variety"
+  | "required"
+  | "not_a_url"
+  | "http_not_loopback"
+  | "not_bound";
 
 export interface ConfigProblem {
   variable: string;
@@ -65,12 +72,13 @@ export const RULE_TEXT: Readonly<Record<ConfigRule, string>> = {
   not_a_url: "is not a URL",
   http_not_loopback:
     "is http: on a host that is not loopback; use https (cookies would lose Secure and the __Host- prefix)",
+  not_bound: "is not bound to a KV namespace (declare it in the wrangler config's kv_namespaces)",
 };
 
 /** Why `value` is not an acceptable secret, or null when it is. */
 export function secretProblem(
   value: string,
-): Exclude<ConfigRule, "required" | "not_a_url" | "http_not_loopback"> | null {
+): Exclude<ConfigRule, "required" | "not_a_url" | "http_not_loopback" | "not_bound"> | null {
   const normalized = value.toLowerCase().replace(/[^a-z0-9]/g, "");
   if (TEMPLATE.test(value.trim()) || PLACEHOLDERS.has(normalized) || PLACEHOLDER_WORDS.test(value)) {
     return "placeholder";

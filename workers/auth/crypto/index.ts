@@ -5,7 +5,7 @@
  * constant-time comparison. Nothing here ever logs or returns key material.
  */
 
-import { sha256Hex } from "../../../client-sdk";
+import { sha256Hex } from "../../../client-sdk/core/digest";
 
 const encoder = new TextEncoder();
 const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";

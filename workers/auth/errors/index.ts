@@ -3,7 +3,7 @@
  * `AuthError`: the one error type of the authentication module. Its codes
  * are a closed union; only the code and the message of a 4xx reach a client.
  */
-import { GatehouseError } from "../../../client-sdk";
+import { GatehouseError } from "../../../client-sdk/core/errors";
 
 export type AuthErrorCode =
   | "config_missing"

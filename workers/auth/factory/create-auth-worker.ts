@@ -12,7 +12,7 @@
  * ```
  */
 import { type AuthWorkerEnv, authApplication, authSecurityHeaders } from "../app";
-import { authEnvOf, configureAuthWorker } from "../app/configured";
+import { authEnvOf, authWorkerOptions, configureAuthWorker } from "../app/configured";
 import { configVerdict, unavailableResponse } from "../config";
 import type { AuthWorkerOptions } from "./options";
 
@@ -30,8 +30,10 @@ export function createAuthWorker(options: AuthWorkerOptions = {}): AuthWorkerHan
   configureAuthWorker(options);
   return {
     async fetch(request, rawEnv, ctx) {
+      if (!configVerdict(rawEnv, authWorkerOptions().bindings.sessions).ok) {
+        return authSecurityHeaders.applyTo(request, unavailableResponse(request));
+      }
       const env = authEnvOf(rawEnv);
-      if (!configVerdict(env).ok) return authSecurityHeaders.applyTo(request, unavailableResponse(request));
       return authApplication(env).fetch(request, env, ctx);
     },
   };

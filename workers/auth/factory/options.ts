@@ -8,7 +8,7 @@
 import type { IdentityClient } from "../identity/identity-client";
 import { AUTH_RATE_LIMITS, type AuthRateLimits, type AuthRouteFamily } from "../limits";
 import type { AuthEnv } from "../provider";
-import type { RevocationMode, SessionHooks } from "../session/config";
+import { type RevocationMode, resolveSessionConfig, type SessionHooks } from "../session/config";
 
 /** Binding names in the worker's env. Defaults: `SESSIONS`, `USER_SESSIONS`, `RATE_LIMITER`. */
 export interface AuthWorkerBindings {
@@ -114,6 +114,18 @@ export function resolveAuthWorkerOptions(options: AuthWorkerOptions = {}): Resol
   }
   if (options.revocation !== undefined && options.revocation !== "strict" && options.revocation !== "eventual") {
     throw new TypeError('createAuthWorker: revocation must be "strict" or "eventual"');
+  }
+  // The session settings as SessionManager will read them: timeouts, cookie name and domain.
+  try {
+    const { idleTimeout, absoluteTimeout, cookie } = options;
+    resolveSessionConfig({
+      ...(idleTimeout !== undefined ? { idleTimeout } : {}),
+      ...(absoluteTimeout !== undefined ? { absoluteTimeout } : {}),
+      ...(cookie ? { cookie: { ...cookie } } : {}),
+      revocation: "eventual",
+    });
+  } catch (err) {
+    throw new TypeError(`createAuthWorker: ${(err as Error).message}`);
   }
   return { ...options, bindings, routes: { ...ALL_ROUTES, ...options.routes } };
 }

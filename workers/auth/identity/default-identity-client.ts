@@ -8,7 +8,7 @@
  */
 import type { WorkOS } from "@workos-inc/node";
 import { decodeJwt } from "jose";
-import { withDeadline } from "../../../client-sdk";
+import { withDeadline } from "../../../client-sdk/core/deadline";
 import { AuthError } from "../errors";
 import type { OrganizationMembership } from "../types";
 import {

@@ -5,7 +5,7 @@
  * active one. Implementations map every provider failure to an `AuthError`
  * (`provider_error` 400 or `provider_unavailable` 502), never a raw SDK error.
  */
-import { Token } from "../../../client-sdk";
+import { Token } from "../../../client-sdk/core/container";
 import { AuthError } from "../errors";
 import type { IdentityUser } from "../types";
 

@@ -10,16 +10,11 @@
  */
 
 import type { MiddlewareHandler } from "hono";
-import {
-  type Application,
-  DORateLimiter,
-  edgeAddressKeyExtractor,
-  type Middleware,
-  type Next,
-  StatefulObjectClient,
-  Token,
-  toHono,
-} from "../../../client-sdk";
+import { StatefulObjectClient } from "../../../client-sdk/bindings/durable-object";
+import type { Application } from "../../../client-sdk/core/application";
+import { Token } from "../../../client-sdk/core/container";
+import { type Middleware, type Next, toHono } from "../../../client-sdk/core/middleware";
+import { DORateLimiter, edgeAddressKeyExtractor } from "../../../client-sdk/rate-limit";
 import type { RateLimiterDO } from "../../../durable-objects/rate-limiter";
 import { errorPage, wantsJson } from "../routes/pages";
 

@@ -9,7 +9,7 @@
  */
 
 import { routePartykitRequest } from "partyserver";
-import { jsonError } from "../../../client-sdk";
+import { jsonError } from "../../../client-sdk/core/errors";
 import type { UserSessions } from "../../../durable-objects/user-sessions";
 import { SESSION_HEADER } from "../../../durable-objects/user-sessions";
 import { isUserId } from "../ids";

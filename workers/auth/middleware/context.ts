@@ -11,9 +11,8 @@ import {
   CurrentSession,
   currentOrganizationSlug,
   currentUser,
-  getRequestValue,
-  RequestKey,
-} from "../../../client-sdk";
+} from "../../../client-sdk/core/auth-context";
+import { getRequestValue, RequestKey } from "../../../client-sdk/core/middleware";
 import type { ResolvedSession } from "../session/session-manager";
 
 export { CurrentOrganizationSlug, CurrentSession, currentOrganizationSlug, currentUser };

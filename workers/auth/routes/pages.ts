@@ -5,7 +5,8 @@
  * a readable HTML page, or JSON when the client asked for JSON. Everything
  * interpolated is HTML-escaped; nothing internal is ever shown.
  */
-import { escapeHtml, wantsJson } from "../../../client-sdk";
+import { wantsJson } from "../../../client-sdk/core/auth-context";
+import { escapeHtml } from "../../../client-sdk/html";
 import { AuthError } from "../errors";
 
 export { escapeHtml, wantsJson };

@@ -6,11 +6,12 @@
  * here: a bad one throws a `TypeError` with a clear message, never reaching storage.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
-import { DORateLimiter, type RateLimitDecision, StatefulObjectClient } from "../../../client-sdk";
+import { StatefulObjectClient } from "../../../client-sdk/bindings/durable-object";
 import type { AuthServiceApi, RpcSession } from "../../../client-sdk/protocol";
+import { DORateLimiter, type RateLimitDecision } from "../../../client-sdk/rate-limit";
 import type { RevocationResult, SessionInfo } from "../../../durable-objects/user-sessions";
 import { type AuthWorkerEnv, authApplication } from "../app";
-import { authEnvOf } from "../app/configured";
+import { authEnvOf, authWorkerOptions } from "../app/configured";
 import { assertConfigured } from "../config";
 import { isSessionId, isUserId } from "../ids";
 import { SessionManager } from "../session/session-manager";
@@ -20,8 +21,13 @@ export type { RpcSession };
 
 export class AuthService extends WorkerEntrypoint<AuthWorkerEnv> implements AuthServiceApi {
   get #sessions(): SessionManager {
-    assertConfigured(authEnvOf(this.env));
+    this.#assertConfigured();
     return authApplication(this.env).container.resolve(SessionManager);
+  }
+
+  /** The worker's configuration check, on the env as bound (binding names as configured). */
+  #assertConfigured(): void {
+    assertConfigured(this.env, authWorkerOptions().bindings.sessions);
   }
 
   /** The user of the session in this Cookie header, or null. */
@@ -62,7 +68,7 @@ export class AuthService extends WorkerEntrypoint<AuthWorkerEnv> implements Auth
   async checkRateLimit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
     if (typeof key !== "string" || key.length === 0 || key.length > 512)
       throw new TypeError("key must be a string of 1-512 characters");
-    assertConfigured(authEnvOf(this.env));
+    this.#assertConfigured();
     const namespace = authEnvOf(this.env).RATE_LIMITER;
     if (!namespace) throw new TypeError("this auth worker has no RATE_LIMITER binding");
     // The limiter validates limit and window (RateLimitError("invalid_config") names the bad value).

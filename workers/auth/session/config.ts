@@ -3,7 +3,7 @@
  * Session settings and their defaults, in one place so ARCHITECTURE.md and
  * the code cannot drift. Every duration is in seconds.
  */
-import { KV_MIN_TTL_SECONDS } from "../../../client-sdk";
+import { KV_MIN_TTL_SECONDS } from "../../../client-sdk/bindings/kv";
 import type { UserSessions } from "../../../durable-objects/user-sessions";
 import type { RandomSource } from "../crypto";
 
@@ -97,7 +97,19 @@ export function resolveSessionConfig(options: SessionManagerOptions = {}): Resol
   const prefix = !secure ? "" : domain ? "__Secure-" : "__Host-";
   const idleTimeout = positive("idleTimeout", options.idleTimeout ?? SESSION_DEFAULTS.idleTimeout);
   const absoluteTimeout = positive("absoluteTimeout", options.absoluteTimeout ?? SESSION_DEFAULTS.absoluteTimeout);
-  const refreshInterval = positive("refreshInterval", options.refreshInterval ?? SESSION_DEFAULTS.refreshInterval);
+  // Default: an hour, or half the idle timeout when that is shorter (a short idle timeout still slides).
+  const refreshInterval = positive(
+    "refreshInterval",
+    options.refreshInterval ?? Math.min(SESSION_DEFAULTS.refreshInterval, Math.floor(idleTimeout / 2)),
+  );
+  if (!COOKIE_NAME.test(base) || /^__(Host|Secure)-/i.test(base)) {
+    throw new TypeError(
+      `cookie.name must be a cookie token without the __Host-/__Secure- prefix (derived), got ${JSON.stringify(base)}`,
+    );
+  }
+  if (domain !== undefined && !DOMAIN.test(domain)) {
+    throw new TypeError(`cookie.domain must be a host name such as "example.com", got ${JSON.stringify(domain)}`);
+  }
   if (idleTimeout < KV_MIN_TTL || absoluteTimeout < KV_MIN_TTL) {
     throw new RangeError(`Session timeouts must be at least ${KV_MIN_TTL} seconds (KV's minimum expiry)`);
   }
@@ -123,6 +135,12 @@ export function resolveSessionConfig(options: SessionManagerOptions = {}): Resol
     revocation,
   };
 }
+
+/** RFC 6265 cookie-name token. */
+const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** A host name: dot-separated labels of letters, digits and hyphens (no leading dot, no port). */
+const DOMAIN =
+  /^(?=.{1,253}$)([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 function positive(name: string, value: number): number {
   if (!Number.isInteger(value) || value <= 0)

@@ -4,7 +4,7 @@
  * are a closed union; only the code and a fixed message reach the sender,
  * never what exactly failed inside the signature check.
  */
-import { GatehouseError } from "../../../client-sdk";
+import { GatehouseError } from "../../../client-sdk/core/errors";
 
 export type WebhookErrorCode =
   | "invalid_signature"

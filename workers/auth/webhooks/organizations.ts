@@ -7,7 +7,7 @@
  * session keeps the slug it has; a brand-new membership waits for the next sign-in).
  */
 import type { WorkOS } from "@workos-inc/node";
-import { withDeadline } from "../../../client-sdk";
+import { withDeadline } from "../../../client-sdk/core/deadline";
 import { slugify } from "../identity/default-identity-client";
 
 export interface OrganizationSlugOptions {

@@ -8,7 +8,9 @@
  * timestamp or a malformed body answers 400 JSON and changes nothing.
  */
 import type { WorkOS } from "@workos-inc/node";
-import { type Application, jsonError, waitUntilOf } from "../../../client-sdk";
+import type { Application } from "../../../client-sdk/core/application";
+import { jsonError } from "../../../client-sdk/core/errors";
+import { waitUntilOf } from "../../../client-sdk/core/wait-until";
 import { createWorkOS } from "../identity/workos";
 import { routeLimiterFor } from "../limits";
 import type { AuthEnv } from "../provider";

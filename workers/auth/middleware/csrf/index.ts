@@ -7,7 +7,7 @@
  * and a present `Origin` / `Sec-Fetch-Site` must not be cross-site.
  * It never changes state on GET; it only issues tokens there.
  */
-import { getRequestValue, type Middleware, type Next, setRequestValue } from "../../../../client-sdk";
+import { getRequestValue, type Middleware, type Next, setRequestValue } from "../../../../client-sdk/core/middleware";
 import { buildSetCookie, parseCookie } from "../../cookies";
 import { type RandomSource, randomToken, timingSafeEqual } from "../../crypto";
 import { errorPage } from "../../routes/pages";

@@ -4,7 +4,7 @@
  * redirected to `/` (e.g. away from a sign-in page). It never reveals
  * anything about the session it found.
  */
-import type { Middleware, Next } from "../../../../client-sdk";
+import type { Middleware, Next } from "../../../../client-sdk/core/middleware";
 import type { SessionResolver } from "../auth";
 
 export class GuestMiddleware implements Middleware {

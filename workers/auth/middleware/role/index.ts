@@ -6,7 +6,7 @@
  * session's `organizationId`. Runs after `AuthMiddleware`; without a user it
  * answers 403 too, never granting by default.
  */
-import type { Middleware, Next } from "../../../../client-sdk";
+import type { Middleware, Next } from "../../../../client-sdk/core/middleware";
 import { errorPage } from "../../routes/pages";
 import type { AppUser } from "../../types";
 import { currentOrganizationSlug, currentUser } from "../context";
