@@ -1,32 +1,59 @@
 /**
- * The published build: ESM JavaScript + `.d.ts` + source maps in dist/, one
- * file per package subpath (shared code in chunks named without hashes, so the
- * API report in api/ is stable). Dependencies and peers stay external (tsdown
- * reads package.json), so a consumer's wrangler bundles one copy of hono,
- * partyserver and the WorkOS SDK and picks their `workerd` export conditions
- * itself. `cloudflare:*` modules are the runtime's. The CLI is built for Node.
+ * The published build, into dist/ (emptied first by `npm run build`):
+ * - JavaScript: ESM + source maps, one file per source module (`unbundle`), entries at the top
+ *   (`dist/index.js`, `dist/auth.js`, …). A consumer's bundler then keeps exactly the modules it
+ *   uses (`sideEffects: false`), so a worker that never signs anyone in carries none of the WorkOS
+ *   SDK, partyserver or superjson, not even their module-level code.
+ * - Declarations: one bundled `.d.ts` per subpath, shared types in dist/chunks/ (named without
+ *   hashes, so the API report in api/ is stable).
+ * Dependencies and peers stay imports (tsdown reads package.json), so a consumer's wrangler bundles
+ * one copy of hono, partyserver and the WorkOS SDK and picks their `workerd` export conditions
+ * itself. `cloudflare:*` and `node:*` modules are the runtime's.
+ * - The CLI: dist/cli.js, one Node ESM file (see the last entry).
  */
-import { defineConfig } from "tsdown";
+import { defineConfig, type UserConfig } from "tsdown";
+
+const shared: UserConfig = {
+  entry: {
+    index: "client-sdk/index.ts",
+    auth: "workers/auth/index.ts",
+    "durable-objects": "durable-objects/index.ts",
+    worker: "workers/auth/factory/index.ts",
+    hyperdrive: "client-sdk/bindings/hyperdrive/postgres/index.ts",
+    containers: "durable-objects/container/index.ts",
+  },
+  format: "esm",
+  platform: "neutral",
+  target: "es2022",
+  outDir: "dist",
+  hash: false,
+  clean: false,
+  deps: { neverBundle: [/^cloudflare:/, /^node:/] },
+  tsconfig: "tsconfig.build.json",
+};
 
 export default defineConfig([
+  { ...shared, unbundle: true, sourcemap: true, dts: false },
   {
-    entry: {
-      index: "client-sdk/index.ts",
-      auth: "workers/auth/index.ts",
-      "durable-objects": "durable-objects/index.ts",
-      worker: "workers/auth/factory/index.ts",
-      hyperdrive: "client-sdk/bindings/hyperdrive/postgres/index.ts",
-      containers: "durable-objects/container/index.ts",
-    },
+    ...shared,
+    dts: { emitDtsOnly: true },
+    // Shared declarations in dist/chunks/, so a chunk's name (often "index") never collides with an entry's.
+    outputOptions: { chunkFileNames: "chunks/[name].js", minifyInternalExports: false },
+  },
+  // The command-line tool (`npx gatehouse-workers init | dev-idp | dev`), for Node: one file with the
+  // local identity provider inside; `jose` stays a dependency.
+  {
+    entry: { cli: "scripts/cli/main.ts" },
     format: "esm",
-    platform: "neutral",
-    target: "es2022",
+    platform: "node",
+    target: "node20",
     outDir: "dist",
-    dts: true,
-    sourcemap: true,
+    fixedExtension: false,
     hash: false,
-    clean: true,
-    deps: { neverBundle: [/^cloudflare:/, /^node:/] },
-    tsconfig: "tsconfig.build.json",
+    clean: false,
+    dts: false,
+    sourcemap: false,
+    outputOptions: { chunkFileNames: "cli/[name].js" },
+    tsconfig: "tsconfig.node.json",
   },
 ]);

@@ -1,15 +1,16 @@
 /**
- * sdk.consumer_client_gzip_kb: gzip size of a worker that imports only
- * `AuthServiceClient` from `gatehouse`, bundled as a deploy would. It and the
- * example consumer (workers/example-consumer) must bundle none of the auth
- * worker's runtime: no identity SDK, no partyserver, no session manager or store.
+ * sdk.consumer_client_gzip_kb: gzip size of a worker that imports only `AuthServiceClient` from
+ * `gatehouse-workers`, installed from the tarball and bundled as a deploy would. It and the
+ * consuming worker of the package test must bundle none of the auth worker's runtime: no identity
+ * SDK, no partyserver, no session manager or store.
  */
-import { expect, it } from "vitest";
+import { expect, inject, it } from "vitest";
 import { record } from "../harness";
 import { gzipBundleKb, packagesOf } from "./gzip-bundle";
 
 const FORBIDDEN_PACKAGES = ["@workos-inc/node", "partyserver", "partysocket", "superjson", "jose"];
 const FORBIDDEN_MODULES = /workers\/auth\/(session|identity|rpc|crypto|app)\/|durable-objects\//;
+const fixtures = inject("bundleFixtures");
 
 function assertNoAuthRuntime(modules: string[]): void {
   expect(packagesOf(modules).filter((p) => FORBIDDEN_PACKAGES.includes(p))).toEqual([]);
@@ -17,12 +18,12 @@ function assertNoAuthRuntime(modules: string[]): void {
 }
 
 it("sdk.consumer_client_gzip_kb", async (ctx) => {
-  const size = await gzipBundleKb({ config: "bench/bundle/fixtures/consumer-client/wrangler.toml" });
+  const size = await gzipBundleKb({ dir: fixtures["consumer-client"] });
   assertNoAuthRuntime(size.modules);
   record(ctx, "sdk.consumer_client_gzip_kb", { value: size.gzipKb, unit: "kB", goal: "< 5" });
   console.log("sdk.consumer_client_gzip_kb", { ...size, packages: packagesOf(size.modules) });
 
-  const consumer = await gzipBundleKb({ config: "workers/example-consumer/wrangler.toml" });
+  const consumer = await gzipBundleKb({ dir: fixtures.consumer });
   assertNoAuthRuntime(consumer.modules);
-  console.log("example consumer bundle", { gzipKb: consumer.gzipKb, packages: packagesOf(consumer.modules) });
+  console.log("consuming worker bundle", { gzipKb: consumer.gzipKb, packages: packagesOf(consumer.modules) });
 });

@@ -15,8 +15,8 @@ const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "../..");
 const WRANGLER = join(ROOT, "node_modules/wrangler/bin/wrangler.js");
 
-/** A worker to bundle: its entry module, or a wrangler config naming one. */
-export type BundleTarget = { entry: string } | { config: string };
+/** A worker to bundle: its entry module, a wrangler config naming one, or a project folder (its own wrangler config and node_modules). */
+export type BundleTarget = { entry: string } | { config: string } | { dir: string };
 
 export interface BundleSize {
   /** gzip size of the bundled JavaScript, in kB (1000 bytes), 2 decimals. */
@@ -34,13 +34,17 @@ export interface BundleSize {
  * ```ts
  * const { gzipKb, modules } = await gzipBundleKb({ config: "bench/bundle/fixtures/html-only/wrangler.toml" });
  * const other = await gzipBundleKb({ entry: "workers/auth/worker.ts" });
+ * const installed = await gzipBundleKb({ dir: "/tmp/…/auth-worker" }); // a project with the tarball installed
  * ```
  */
 export async function gzipBundleKb(target: BundleTarget): Promise<BundleSize> {
   const dir = await mkdtemp(join(tmpdir(), "gatehouse-bundle-"));
   try {
-    let config: string;
-    if ("config" in target) {
+    let config: string | undefined;
+    let cwd = ROOT;
+    if ("dir" in target) {
+      cwd = target.dir;
+    } else if ("config" in target) {
       config = resolve(ROOT, target.config);
     } else {
       config = join(dir, "wrangler.toml");
@@ -51,8 +55,9 @@ export async function gzipBundleKb(target: BundleTarget): Promise<BundleSize> {
       );
     }
     const outdir = join(dir, "out");
-    await run(process.execPath, [WRANGLER, "deploy", "--dry-run", "--outdir", outdir, "--config", config], {
-      cwd: ROOT,
+    const args = [WRANGLER, "deploy", "--dry-run", "--outdir", outdir, ...(config ? ["--config", config] : [])];
+    await run(process.execPath, args, {
+      cwd,
       env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1" },
       maxBuffer: 16 * 1024 * 1024,
     });

@@ -1,11 +1,11 @@
 import { defineProject } from "vitest/config";
-import { sourceAliases } from "../../tooling/source/aliases.ts";
 
-// Bundle-size metrics run in Node (no cloudflareTest): they shell out to wrangler's
-// dry-run bundler and gzip its output. See gzip-bundle.ts to measure another worker.
+// Bundle-size metrics run in Node (no cloudflareTest): they shell out to wrangler's dry-run
+// bundler and gzip its output, on fixtures with the packed tarball installed (setup.ts).
+// See gzip-bundle.ts to measure another worker.
 export default defineProject({
-  resolve: { alias: sourceAliases },
   test: {
+    globalSetup: ["./setup.ts"],
     name: "bench-bundle",
     root: import.meta.dirname,
     include: ["**/*.bench.ts"],

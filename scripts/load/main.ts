@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { setTimeout as sleep } from "node:timers/promises";
 /**
  * `npm run load`: Gatehouse under load and across a restart, on loopback only
  * and bounded in requests and time. 5,000 authenticated GETs of the auth
@@ -12,7 +13,6 @@ import { mergeResults, printTable, RESULTS } from "../../tooling/results/index.t
 import { ADA_ID, ALAN_ID } from "../local-idp/index.ts";
 import { authLoad, limitLoad } from "./cannon.ts";
 import { adminRevoke, getJson, login, type Session } from "./client.ts";
-import { sleep } from "./processes.ts";
 import { startWorld, type World } from "./world.ts";
 
 const AUTH_REQUESTS = 5_000;

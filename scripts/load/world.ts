@@ -7,11 +7,34 @@
  * `close()` stops everything it started and removes the temporary directory.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  answers200,
+  freePort,
+  REPO_ROOT,
+  startWranglerDev,
+  type WranglerDev,
+  type WranglerDevOptions,
+  waitUntilReady,
+  writeEnvFile,
+} from "../../tooling/dev/index.ts";
 import { LOCAL_IDP_DEFAULTS, type LocalIdp, startLocalIdp } from "../local-idp/index.ts";
-import { type DevOptions, type DevServer, freePort, startDev } from "./processes.ts";
+
+type DevServer = WranglerDev;
+
+/** Starts `wrangler dev` and resolves once `readyPath` answers 200. */
+async function startDev(options: WranglerDevOptions, readyPath: string): Promise<DevServer> {
+  const dev = await startWranglerDev(options);
+  try {
+    await waitUntilReady(dev, () => answers200(`${dev.url}${readyPath}`), `GET ${readyPath} answered 200`);
+  } catch (err) {
+    await dev.stop();
+    throw err;
+  }
+  return dev;
+}
 
 export interface World {
   idp: LocalIdp;
@@ -43,23 +66,19 @@ export async function startWorld(log: (line: string) => void): Promise<World> {
     const authPort = await freePort();
     const consumerPort = await freePort();
     const envFile = join(dir, "auth.env");
-    writeFileSync(
-      envFile,
-      [
-        `SESSION_SECRET=${randomBytes(32).toString("base64url")}`,
-        `ADMIN_API_TOKEN=${adminToken}`,
-        `AUTH_REDIRECT_URL=http://127.0.0.1:${authPort}/auth/callback`,
-        `IDENTITY_API_KEY=${LOCAL_IDP_DEFAULTS.apiKey}`,
-        `IDENTITY_CLIENT_ID=${LOCAL_IDP_DEFAULTS.clientId}`,
-        "IDENTITY_API_HOSTNAME=127.0.0.1",
-        `IDENTITY_API_PORT=${idp.port}`,
-        "IDENTITY_API_HTTPS=false",
-        "",
-      ].join("\n"),
-      { mode: 0o600 },
-    );
-    const authOptions: DevOptions = {
+    writeEnvFile(envFile, {
+      SESSION_SECRET: randomBytes(32).toString("base64url"),
+      ADMIN_API_TOKEN: adminToken,
+      AUTH_REDIRECT_URL: `http://127.0.0.1:${authPort}/auth/callback`,
+      IDENTITY_API_KEY: LOCAL_IDP_DEFAULTS.apiKey,
+      IDENTITY_CLIENT_ID: LOCAL_IDP_DEFAULTS.clientId,
+      IDENTITY_API_HOSTNAME: "127.0.0.1",
+      IDENTITY_API_PORT: String(idp.port),
+      IDENTITY_API_HTTPS: "false",
+    });
+    const authOptions: WranglerDevOptions = {
       name: "auth",
+      cwd: REPO_ROOT,
       config: "wrangler.toml",
       port: authPort,
       persistTo,
@@ -67,8 +86,9 @@ export async function startWorld(log: (line: string) => void): Promise<World> {
       envFile,
       logFile: join(dir, "auth.log"),
     };
-    const consumerOptions: DevOptions = {
+    const consumerOptions: WranglerDevOptions = {
       name: "consumer",
+      cwd: REPO_ROOT,
       config: "workers/example-consumer/wrangler.toml",
       port: consumerPort,
       persistTo: join(dir, "consumer-state"),

@@ -1,23 +1,24 @@
 /**
  * The import graph of the three source layers (client-sdk → durable-objects → workers), read from
  * the files as text: static imports and re-exports, `import type`, and dynamic `import("…")`.
- * Package self-imports resolve to their entry files (`gatehouse` → client-sdk/index.ts, …).
+ * Package self-imports resolve to their entry files (`gatehouse-workers` → client-sdk/index.ts, …).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { PACKAGE_NAME, SOURCE_ENTRIES } from "../../tooling/source/aliases.ts";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 export const LAYERS = ["client-sdk", "durable-objects", "workers"] as const;
 export type Layer = (typeof LAYERS)[number];
 
-const SELF: Record<string, string> = {
-  gatehouse: "client-sdk/index.ts",
-  "gatehouse/auth": "workers/auth/index.ts",
-  "gatehouse/durable-objects": "durable-objects/index.ts",
-};
+/** `gatehouse-workers`, `gatehouse-workers/auth`, … → their entry files. */
+const SELF: Record<string, string> = Object.fromEntries(
+  Object.entries(SOURCE_ENTRIES).map(([subpath, file]) => [`${PACKAGE_NAME}${subpath.slice(1)}`, file]),
+);
 
+// An import/export clause never holds `=`: `export const X = 'import … from "…"'` is a string, not an import.
 const SPECIFIER =
-  /(?:^|[\s;])(?:import|export)\s[^;]*?\sfrom\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|^\s*import\s*["']([^"']+)["']/gm;
+  /(?:^|[\s;])(?:import|export)\s[^;=]*?\sfrom\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|^\s*import\s*["']([^"']+)["']/gm;
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];

@@ -1,0 +1,69 @@
+/**
+ * The three fixture projects, installed from the tarball with their peers (globalSetup), compile
+ * under a strict consumer tsconfig (strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess,
+ * skipLibCheck: false, only @cloudflare/workers-types for globals) with moduleResolution "bundler"
+ * and "nodenext", with TypeScript 7 and 5.9; and `wrangler deploy --dry-run` bundles each without
+ * anything Workers cannot run and without postgres.js, containers or, where unused, the WorkOS SDK.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, inject, it } from "vitest";
+import { scanBundle } from "./bundle-scan.ts";
+import type { FixtureName } from "./support.ts";
+import { node, run, TSC, userEnv, WRANGLER } from "./support.ts";
+
+const pkg = inject("pkg");
+
+const fixtures: { name: FixtureName; uses: string[]; never: string[] }[] = [
+  { name: "consumer", uses: ["hono"], never: ["@workos-inc/node", "partyserver", "superjson", "jose"] },
+  {
+    name: "auth-worker",
+    uses: ["hono", "@workos-inc/node", "partyserver", "superjson"],
+    never: [],
+  },
+  { name: "library", uses: ["hono"], never: ["@workos-inc/node", "partyserver"] },
+];
+const ALWAYS_ABSENT = ["postgres", "@cloudflare/containers"];
+
+describe.each(fixtures)("fixture $name, installed from the tarball", ({ name, uses, never }) => {
+  const dir = pkg.fixtures[name];
+
+  it.each(["tsconfig.json", "tsconfig.nodenext.json"])("type-checks with TypeScript 7 (%s)", async (config) => {
+    const ran = await node(TSC, ["-p", config], dir);
+    expect(ran.code, ran.output).toBe(0);
+  });
+
+  it.each(["tsconfig.json", "tsconfig.nodenext.json"])("type-checks with TypeScript 5.9 (%s)", async (config) => {
+    const ran = await run(process.execPath, [pkg.tsc5, "-p", config], { cwd: dir, env: userEnv() });
+    expect(ran.code, ran.output).toBe(0);
+  });
+
+  it("bundles with wrangler deploy --dry-run, with only what it uses", async () => {
+    const ran = await node(WRANGLER, ["deploy", "--dry-run", "--outdir", "out"], dir);
+    expect(ran.code, ran.output).toBe(0);
+    const total = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(ran.output);
+    console.log(`fixture ${name}: ${total?.[0] ?? "(no size line)"}`);
+    const facts = scanBundle(readFileSync(join(dir, "out/index.js"), "utf8"));
+    expect(facts.forbidden).toEqual([]);
+    expect(facts.packages.has("gatehouse-workers")).toBe(true);
+    for (const p of uses) expect(facts.packages.has(p), `${name} bundles ${p}`).toBe(true);
+    for (const p of [...never, ...ALWAYS_ABSENT]) expect(facts.packages.has(p), `${name} bundles ${p}`).toBe(false);
+  });
+});
+
+describe("the bundle scan itself", () => {
+  it("sees packages by wrangler's module comments and catches node:fs and createRequire", () => {
+    const facts = scanBundle(
+      [
+        "// node_modules/postgres/src/index.js",
+        "// node_modules/@workos-inc/node/lib/index.js",
+        'import { readFileSync } from "node:fs";',
+        "const r = createRequire(import.meta.url);",
+        'var x = require("fs");',
+      ].join("\n"),
+    );
+    expect([...facts.packages].sort()).toEqual(["@workos-inc/node", "postgres"]);
+    expect(facts.forbidden).toHaveLength(3);
+    expect(scanBundle('const s = "fsm"; // node_modules/hono/dist/index.js').forbidden).toEqual([]);
+  });
+});
