@@ -56,7 +56,9 @@ if (import.meta.main ?? process.argv[1] === import.meta.filename) {
   if (process.argv.includes("--check")) {
     const current = existsSync(REPORT) ? readFileSync(REPORT, "utf8") : "";
     if (current !== text) {
-      console.error(`gatehouse: ${where} differs from the built declarations; review the change and run npm run api:report`);
+      console.error(
+        `gatehouse: ${where} differs from the built declarations; review the change and run npm run api:report`,
+      );
       process.exit(1);
     }
     console.log(`gatehouse: ${where} matches the built declarations`);

@@ -5,7 +5,7 @@
  * and "nodenext", with TypeScript 7 and 5.9; and `wrangler deploy --dry-run` bundles each without
  * anything Workers cannot run and without postgres.js, containers or, where unused, the WorkOS SDK.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { scanBundle } from "./bundle-scan.ts";
@@ -57,7 +57,7 @@ describe("the bundle scan itself", () => {
       [
         "// node_modules/postgres/src/index.js",
         "// node_modules/@workos-inc/node/lib/index.js",
-        'import { readFileSync } from "node:fs";',
+        'import { existsSync, readFileSync, symlinkSync } from "node:fs";',
         "const r = createRequire(import.meta.url);",
         'var x = require("fs");',
       ].join("\n"),
@@ -65,5 +65,25 @@ describe("the bundle scan itself", () => {
     expect([...facts.packages].sort()).toEqual(["@workos-inc/node", "postgres"]);
     expect(facts.forbidden).toHaveLength(3);
     expect(scanBundle('const s = "fsm"; // node_modules/hono/dist/index.js').forbidden).toEqual([]);
+  });
+});
+
+describe("a project written by `npx gatehouse-workers init` from the installed package", () => {
+  it("is ready: it type-checks strictly and bundles against the package", async () => {
+    const cli = join(pkg.fixtures["auth-worker"], "node_modules/gatehouse-workers/dist/cli.js");
+    const project = join(pkg.work, "my-auth");
+    const init = await run(process.execPath, [cli, "init", project], { cwd: pkg.work, env: userEnv() });
+    expect(init.code, init.output).toBe(0);
+    for (const file of ["package.json", "wrangler.jsonc", "src/index.ts", ".dev.vars", "README.md", "tsconfig.json"]) {
+      expect(existsSync(join(project, file)), file).toBe(true);
+    }
+    // The same dependencies `npm install` would bring (the auth-worker fixture has them from the tarball).
+    symlinkSync(join(pkg.fixtures["auth-worker"], "node_modules"), join(project, "node_modules"), "dir");
+    const tsc = await node(TSC, ["-p", "tsconfig.json"], project);
+    expect(tsc.code, tsc.output).toBe(0);
+    const bundle = await node(WRANGLER, ["deploy", "--dry-run", "--outdir", "out"], project);
+    expect(bundle.code, bundle.output).toBe(0);
+    expect(bundle.output).toMatch(/env\.USER_SESSIONS \(UserSessions\)/);
+    expect(scanBundle(readFileSync(join(project, "out/index.js"), "utf8")).forbidden).toEqual([]);
   });
 });

@@ -22,7 +22,10 @@ const envs = new Map<string, Cloudflare.Env>();
 function envFor(vars: Record<string, string> = {}): Cloudflare.Env {
   const key = JSON.stringify(vars);
   let e = envs.get(key);
-  if (!e) envs.set(key, (e = { ...env, ...vars }));
+  if (!e) {
+    e = { ...env, ...vars };
+    envs.set(key, e);
+  }
   return e;
 }
 

@@ -1,0 +1,59 @@
+/**
+ * `gatehouse-workers dev-idp`: runs the local WorkOS-compatible identity provider until SIGINT or
+ * SIGTERM, printing where it listens and the IDENTITY_* lines a worker's .dev.vars needs. The
+ * same settings as `node scripts/local-idp/main.ts` (which runs this); it never logs requests or the webhook secret.
+ */
+import { parseCommand, stringFlag } from "./args.ts";
+import type { CliContext } from "./context.ts";
+import { CliError } from "./errors.ts";
+import { identityLines, idpOptionsFrom, startIdp } from "./idp.ts";
+import { waitForStopSignal } from "./signals.ts";
+import { USAGE } from "./usage.ts";
+
+export interface DevIdpDeps {
+  /** Resolves when the provider should stop. Default: the first SIGINT or SIGTERM. */
+  untilStop?: () => Promise<unknown>;
+}
+
+/** `gatehouse-workers dev-idp [--port 8788] [--host 127.0.0.1] [--webhook-url URL --webhook-secret S]`. */
+export async function runDevIdp(args: readonly string[], ctx: CliContext, deps: DevIdpDeps = {}): Promise<number> {
+  const parsed = parseCommand("dev-idp", args, {
+    port: { type: "string" },
+    host: { type: "string" },
+    "webhook-url": { type: "string" },
+    "webhook-secret": { type: "string" },
+  });
+  if (parsed.values.help) {
+    ctx.out(USAGE);
+    return 0;
+  }
+  if (parsed.positionals.length > 0) {
+    throw new CliError("usage", `dev-idp: unexpected argument '${parsed.positionals[0]}'`);
+  }
+  const options = idpOptionsFrom(
+    {
+      port: stringFlag(parsed, "port"),
+      host: stringFlag(parsed, "host"),
+      webhookUrl: stringFlag(parsed, "webhook-url"),
+      webhookSecret: stringFlag(parsed, "webhook-secret"),
+    },
+    ctx.env,
+  );
+  const idp = await startIdp(options, "is another dev-idp running?");
+  // Listen before saying it is ready: whoever reads the first line may send the signal at once.
+  const stopped = (deps.untilStop ?? waitForStopSignal)();
+  ctx.out(`gatehouse-workers: local identity provider on ${idp.url}  (client id ${options.clientId})`);
+  ctx.out(`gatehouse-workers: directory page (demo people, roles, sessions, webhooks): ${idp.url}/`);
+  ctx.out(
+    options.webhook
+      ? `gatehouse-workers: signed webhooks (WorkOS-Signature) go to ${options.webhook.url}`
+      : "gatehouse-workers: webhooks off (--webhook-url and --webhook-secret turn them on)",
+  );
+  ctx.out("gatehouse-workers: a worker's .dev.vars for this provider:");
+  for (const line of identityLines(idp, options)) ctx.out(line);
+  ctx.out("gatehouse-workers: Ctrl-C stops it.");
+
+  await stopped;
+  await idp.close();
+  return 0;
+}

@@ -1,0 +1,94 @@
+/**
+ * What `gatehouse-workers dev` will do, decided from the flags and `.dev.vars` before anything
+ * starts: the worker's port, whether to run the local identity provider (IDENTITY_API_HOSTNAME on
+ * loopback) and with which webhook, and wrangler's arguments. Pure; never prints a secret's value.
+ */
+import { checkAuthEnvironment, describeProblems, isLoopbackHost } from "../../workers/auth/config/rules.ts";
+import { LOCAL_IDP_DEFAULTS, type LocalIdpOptions } from "../local-idp/index.ts";
+import { parsePort } from "./args.ts";
+import { CliError } from "./errors.ts";
+
+export const DEFAULT_WORKER_PORT = 8787;
+export const WORKER_HOST = "127.0.0.1";
+
+export interface DevFlags {
+  port?: string | undefined;
+  idpPort?: string | undefined;
+}
+
+export interface DevPlan {
+  /** Where wrangler dev listens (on WORKER_HOST). */
+  port: number;
+  /** The local identity provider to start first, or null when .dev.vars names another provider. */
+  idp: LocalIdpOptions | null;
+  /** `--var NAME:value` overrides that keep .dev.vars consistent with the flags, e.g. `IDENTITY_API_PORT:9000`. */
+  vars: string[];
+  /** wrangler's arguments (after the executable). */
+  wranglerArgs: string[];
+  /** The environment added to wrangler's. */
+  wranglerEnv: Record<string, string>;
+}
+
+export function planDev(flags: DevFlags, devVars: Readonly<Record<string, string>>): DevPlan {
+  const port = flags.port === undefined ? DEFAULT_WORKER_PORT : parsePort(flags.port, "--port");
+  const verdict = checkAuthEnvironment(devVars);
+  if (!verdict.ok) {
+    throw new CliError(
+      "invalid_config",
+      describeProblems(verdict.problems).map((line) => `.dev.vars: ${line}`),
+    );
+  }
+  const vars: string[] = [];
+  const redirect = devVars.AUTH_REDIRECT_URL;
+  if (redirect !== undefined) {
+    const url = new URL(redirect); // checkAuthEnvironment accepted it, so it parses
+    if (url.protocol === "http:" && isLoopbackHost(url.hostname) && Number(url.port || 80) !== port) {
+      url.port = String(port);
+      vars.push(`AUTH_REDIRECT_URL:${url.href}`);
+    }
+  }
+  const idp = localIdp(flags, devVars, port, vars);
+  const wranglerArgs = ["dev", "--ip", WORKER_HOST, "--port", String(port), "--show-interactive-dev-session=false"];
+  for (const v of vars) wranglerArgs.push("--var", v);
+  return {
+    port,
+    idp,
+    vars,
+    wranglerArgs,
+    wranglerEnv: { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+  };
+}
+
+function localIdp(
+  flags: DevFlags,
+  devVars: Readonly<Record<string, string>>,
+  workerPort: number,
+  vars: string[],
+): LocalIdpOptions | null {
+  const hostname = devVars.IDENTITY_API_HOSTNAME?.trim();
+  if (!hostname || !isLoopbackHost(hostname)) return null;
+  const declared = devVars.IDENTITY_API_PORT?.trim();
+  let port: number;
+  if (flags.idpPort !== undefined) {
+    port = parsePort(flags.idpPort, "--idp-port");
+    if (declared !== String(port)) vars.push(`IDENTITY_API_PORT:${port}`);
+  } else {
+    port = declared ? parsePort(declared, ".dev.vars: IDENTITY_API_PORT") : LOCAL_IDP_DEFAULTS.port;
+    if (!declared) vars.push(`IDENTITY_API_PORT:${port}`);
+  }
+  // The local provider speaks plain http; an SDK told otherwise would fail on its first call.
+  if (devVars.IDENTITY_API_HTTPS !== "false") vars.push("IDENTITY_API_HTTPS:false");
+  // Without a key or client id the worker could not call the provider: lend it the local ones.
+  if (!devVars.IDENTITY_API_KEY) vars.push(`IDENTITY_API_KEY:${LOCAL_IDP_DEFAULTS.apiKey}`);
+  if (!devVars.IDENTITY_CLIENT_ID) vars.push(`IDENTITY_CLIENT_ID:${LOCAL_IDP_DEFAULTS.clientId}`);
+  const bare = hostname.replace(/^\[|\]$/g, "");
+  const secret = devVars.IDENTITY_WEBHOOK_SECRET;
+  return {
+    port,
+    // An address is bound as written; a name (localhost) binds IPv4 loopback.
+    host: bare === "::1" || /^127(\.\d{1,3}){3}$/.test(bare) ? bare : "127.0.0.1",
+    apiKey: devVars.IDENTITY_API_KEY || LOCAL_IDP_DEFAULTS.apiKey,
+    clientId: devVars.IDENTITY_CLIENT_ID || LOCAL_IDP_DEFAULTS.clientId,
+    ...(secret ? { webhook: { url: `http://${WORKER_HOST}:${workerPort}/webhooks/identity`, secret } } : {}),
+  };
+}

@@ -1,0 +1,167 @@
+/**
+ * `gatehouse-workers init <dir>`: writes a ready auth worker project (see templates/) with fresh
+ * secrets checked by the worker's own rules. Refuses a non-empty directory unless forced and never
+ * overwrites a file: every path is checked before the first write, and each is opened exclusively.
+ */
+import { randomBytes } from "node:crypto";
+import { chmodSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { checkAuthEnvironment, describeProblems } from "../../workers/auth/config/rules.ts";
+import { parseCommand, stringFlag } from "./args.ts";
+import type { CliContext } from "./context.ts";
+import { parseDevVars } from "./dev-vars.ts";
+import { CliError } from "./errors.ts";
+import { NODE_PACKAGE_RANGE, needsNodePackage } from "./node-version.ts";
+import { findOwnPackage } from "./package-info.ts";
+import { GENERATED_SECRETS, type GeneratedSecrets, renderProject, SECRET_FILE } from "./templates/index.ts";
+import { USAGE } from "./usage.ts";
+import { sanitizeWorkerName } from "./worker-name.ts";
+
+export interface InitOptions {
+  /** The worker name (sanitized to `[a-z0-9-]`); default: the directory's name. */
+  name?: string;
+  /** Write into a non-empty directory (still never over an existing file). */
+  force?: boolean;
+}
+
+/** What `initProject` takes from its surroundings; tests replace each. */
+export interface InitDeps {
+  /** `size` random bytes. Default `crypto.randomBytes`. */
+  random?: (size: number) => Uint8Array;
+  /** The Node version the project will first run on. Default `process.versions.node`. */
+  nodeVersion?: string;
+  /** The gatehouse-workers version to depend on. Default: the package this tool runs from. */
+  gatehouseVersion?: string;
+}
+
+export interface InitResult {
+  /** The project directory, absolute. */
+  dir: string;
+  name: string;
+  /** The files written, relative to `dir`, in writing order. */
+  files: string[];
+  /** Whether devDependency `node` was added (the Node given was older than 22.12). */
+  nodePackage: boolean;
+}
+
+const SECRET_BYTES = 32;
+
+export function initProject(dir: string, options: InitOptions = {}, deps: InitDeps = {}): InitResult {
+  const target = resolve(dir);
+  const name = sanitizeWorkerName(options.name ?? basename(target));
+  assertUsableDirectory(target, dir, options.force === true);
+
+  const nodePackage = needsNodePackage(deps.nodeVersion ?? process.versions.node);
+  const files = renderProject({
+    name,
+    gatehouseVersion: deps.gatehouseVersion ?? findOwnPackage().version,
+    nodePackage,
+    secrets: generateSecrets(deps.random ?? randomBytes),
+  });
+  assertValidSecrets(files.get(SECRET_FILE) ?? "");
+
+  const existing = [...files.keys()].filter((path) => exists(join(target, path)));
+  if (existing.length > 0) {
+    throw new CliError("would_overwrite", `refusing to overwrite ${existing.join(", ")} in ${dir}`);
+  }
+  for (const [path, text] of files) {
+    const file = join(target, path);
+    mkdirSync(dirname(file), { recursive: true });
+    const secret = path === SECRET_FILE;
+    writeFileSync(file, text, { flag: "wx", ...(secret ? { mode: 0o600 } : {}) });
+    if (secret) chmodSync(file, 0o600); // whatever the umask
+  }
+  return { dir: target, name, files: [...files.keys()], nodePackage };
+}
+
+/** `gatehouse-workers init <dir> [--name <worker-name>] [--force]`. */
+export async function runInit(args: readonly string[], ctx: CliContext): Promise<number> {
+  const parsed = parseCommand("init", args, { name: { type: "string" }, force: { type: "boolean" } });
+  if (parsed.values.help) {
+    ctx.out(USAGE);
+    return 0;
+  }
+  const [dir, ...extra] = parsed.positionals;
+  if (dir === undefined || extra.length > 0) {
+    throw new CliError("usage", "init: expected one directory: gatehouse-workers init <dir> [--name <worker-name>]");
+  }
+  const name = stringFlag(parsed, "name");
+  const result = initProject(
+    resolve(ctx.cwd, dir),
+    { ...(name === undefined ? {} : { name }), force: parsed.values.force === true },
+    { nodeVersion: ctx.nodeVersion },
+  );
+  const shown = displayPath(ctx.cwd, result.dir);
+  ctx.out(`gatehouse-workers: created the auth worker '${result.name}' in ${shown}:`);
+  for (const file of result.files) ctx.out(`  ${file}`);
+  if (result.nodePackage) {
+    ctx.out(
+      `gatehouse-workers: Node ${ctx.nodeVersion} is older than 22.12 (wrangler 4 needs it): added devDependency "node": "${NODE_PACKAGE_RANGE}", so npm scripts run Node 24.`,
+    );
+  }
+  ctx.out("");
+  ctx.out("Next steps:");
+  if (result.dir !== resolve(ctx.cwd)) ctx.out(`  cd ${shellQuote(shown)}`);
+  ctx.out("  npm install");
+  ctx.out("  npm run dev      # then sign in at http://127.0.0.1:8787/auth/login");
+  return 0;
+}
+
+function assertUsableDirectory(target: string, shown: string, force: boolean): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(target);
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (code === "ENOENT") return;
+    if (code === "ENOTDIR")
+      throw new CliError("not_empty", `${shown} is not a directory (or a folder above it is a file)`);
+    throw err;
+  }
+  if (entries.length > 0 && !force) {
+    throw new CliError(
+      "not_empty",
+      `${shown} is not empty (pass --force to add the project beside what is there; no file is ever overwritten)`,
+    );
+  }
+}
+
+function generateSecrets(random: (size: number) => Uint8Array): GeneratedSecrets {
+  const secrets = {} as GeneratedSecrets;
+  for (const variable of GENERATED_SECRETS) {
+    secrets[variable] = Buffer.from(random(SECRET_BYTES)).toString("base64url");
+  }
+  if (new Set(Object.values(secrets)).size !== GENERATED_SECRETS.length) {
+    throw new CliError("invalid_config", "the random source returned the same secret twice");
+  }
+  return secrets;
+}
+
+/** The written .dev.vars must pass the worker's own rules, or the worker would answer 503. */
+function assertValidSecrets(devVarsText: string): void {
+  const verdict = checkAuthEnvironment(parseDevVars(devVarsText), [...GENERATED_SECRETS, "AUTH_REDIRECT_URL"]);
+  if (!verdict.ok) {
+    throw new CliError(
+      "invalid_config",
+      describeProblems(verdict.problems).map((line) => `generated .dev.vars: ${line}`),
+    );
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function displayPath(cwd: string, dir: string): string {
+  const rel = relative(cwd, dir);
+  return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? dir : rel;
+}
+
+function shellQuote(path: string): string {
+  return /^[\w./@:+-]+$/.test(path) ? path : `'${path.replace(/'/g, "'\\''")}'`;
+}

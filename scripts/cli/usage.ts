@@ -1,0 +1,27 @@
+/**
+ * The help text of `gatehouse-workers`: commands, flags and defaults, in one place so `--help`,
+ * a bare invocation and an unknown command print the same thing. Text only; never parses.
+ */
+
+export const USAGE = `Usage: gatehouse-workers <command> [options]
+
+Commands:
+  init <dir> [--name <worker-name>] [--force]
+      Write a ready auth worker project into <dir> (package.json, wrangler.jsonc, src/index.ts,
+      .dev.vars with fresh secrets, README.md). Refuses a non-empty <dir> unless --force, and
+      never overwrites a file. The worker name defaults to the directory's name.
+
+  dev [--port 8787] [--idp-port 8788]
+      In a project made by init: check .dev.vars, start the local identity provider when
+      IDENTITY_API_HOSTNAME is a loopback address (signed webhooks to the worker), then run
+      the project's wrangler dev on http://127.0.0.1:<port>.
+
+  dev-idp [--port 8788] [--host 127.0.0.1] [--webhook-url <url> --webhook-secret <secret>]
+      Run the local WorkOS-compatible identity provider alone (--port 0 picks a free port).
+      Environment: LOCAL_IDP_PORT, LOCAL_IDP_HOST, LOCAL_IDP_API_KEY, LOCAL_IDP_CLIENT_ID,
+      LOCAL_IDP_PUBLIC_URL, LOCAL_IDP_REDIRECT_ORIGINS, LOCAL_IDP_WEBHOOK_URL and
+      LOCAL_IDP_WEBHOOK_SECRET (flags win; prefer the variable for the secret).
+
+Options:
+  -h, --help       Show this help
+  -v, --version    Show the version of gatehouse-workers`;

@@ -1,0 +1,213 @@
+// `gatehouse-workers dev` without the real wrangler (too slow): the refusal of a .dev.vars the
+// worker's rules reject, the missing-wrangler message, taken ports, and a stand-in wrangler that
+// records how it was started, checks the provider is up, and exits or waits for a forwarded signal.
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { planDev } from "../../scripts/cli/dev-plan.ts";
+import { parseDevVars } from "../../scripts/cli/dev-vars.ts";
+import { CliError } from "../../scripts/cli/errors.ts";
+import { initProject } from "../../scripts/cli/init.ts";
+import { freePort, occupiedPort, runCli, STACK_LINE, startCli, tempDir } from "./helpers.ts";
+
+const posixOnly = it.skipIf(process.platform === "win32");
+
+/** A project made by init, in a temp directory. */
+function project(): string {
+  return initProject(join(tempDir(), "auth"), {}, { nodeVersion: "24.11.0" }).dir;
+}
+
+/**
+ * Installs a stand-in `node_modules/.bin/wrangler`: it writes `wrangler-call.json` (its arguments,
+ * two variables, the provider's health) and then exits 7, or with FAKE_WRANGLER=wait waits for a
+ * signal and exits 0 on SIGTERM.
+ */
+function installFakeWrangler(dir: string): void {
+  const script = join(dir, "fake-wrangler.cjs");
+  writeFileSync(
+    script,
+    `const fs = require("node:fs");
+const args = process.argv.slice(2);
+const idpPort = (args.find((a) => a.startsWith("IDENTITY_API_PORT:")) || "").split(":")[1];
+(async () => {
+  const health = idpPort ? await (await fetch("http://127.0.0.1:" + idpPort + "/__local/health")).json() : null;
+  const env = { metrics: process.env.WRANGLER_SEND_METRICS, cf: process.env.CLOUDFLARE_CF_FETCH_ENABLED };
+  fs.writeFileSync("wrangler-call.json", JSON.stringify({ args, env, health }));
+  if (process.env.FAKE_WRANGLER !== "wait") process.exit(7);
+  process.on("SIGTERM", () => process.exit(0));
+  console.log("fake wrangler waiting");
+  // Never outlive the dev process (should a test kill it hard).
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && process.exit(1), 200);
+})();
+`,
+  );
+  const bin = join(dir, "node_modules", ".bin");
+  mkdirSync(bin, { recursive: true });
+  const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
+  writeFileSync(join(bin, "wrangler"), `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(script)} "$@"\n`);
+  chmodSync(join(bin, "wrangler"), 0o755);
+}
+
+interface WranglerCall {
+  args: string[];
+  env: { metrics?: string; cf?: string };
+  health: { ok: boolean; client_id: string } | null;
+}
+
+const callOf = (dir: string) => JSON.parse(readFileSync(join(dir, "wrangler-call.json"), "utf8")) as WranglerCall;
+
+describe("gatehouse-workers dev (the executable)", () => {
+  posixOnly(
+    "refuses a .dev.vars the worker's rules reject, one line per problem, before starting anything",
+    async () => {
+      const dir = project();
+      installFakeWrangler(dir);
+      const vars = readFileSync(join(dir, ".dev.vars"), "utf8")
+        .replace(/^SESSION_SECRET=.*$/m, "SESSION_SECRET=changeme")
+        .replace(/^ADMIN_API_TOKEN=.*$/m, "ADMIN_API_TOKEN=short-but-random-9x")
+        .replace(/^AUTH_REDIRECT_URL=.*$/m, "AUTH_REDIRECT_URL=http://auth.example.com/auth/callback");
+      writeFileSync(join(dir, ".dev.vars"), vars);
+      const result = await runCli(["dev"], { cwd: dir });
+      expect(result.code).toBe(1);
+      expect(result.stderr.trimEnd().split("\n")).toEqual([
+        "gatehouse-workers: .dev.vars: SESSION_SECRET is a placeholder, not a secret (generate one: openssl rand -base64 32)",
+        "gatehouse-workers: .dev.vars: ADMIN_API_TOKEN must be at least 32 characters (generate one: openssl rand -base64 32)",
+        expect.stringMatching(
+          /^gatehouse-workers: \.dev\.vars: AUTH_REDIRECT_URL is http: on a host that is not loopback/,
+        ),
+      ]);
+      expect(result.stderr).not.toMatch(/changeme|short-but-random/);
+      expect(existsSync(join(dir, "wrangler-call.json"))).toBe(false);
+    },
+  );
+
+  it("asks for npm install when the project's wrangler is missing", async () => {
+    const dir = project();
+    const result = await runCli(["dev"], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`gatehouse-workers: wrangler is not installed in ${dir}: run npm install first\n`);
+  });
+
+  it("says where to run it when there is no .dev.vars", async () => {
+    const result = await runCli(["dev"], { cwd: tempDir() });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^gatehouse-workers: no \.dev\.vars in .*gatehouse-workers init/);
+    expect(result.stderr).not.toContain(STACK_LINE);
+  });
+
+  posixOnly("starts the provider, runs wrangler dev with metrics off and exits with wrangler's code", async () => {
+    const dir = project();
+    installFakeWrangler(dir);
+    const [port, idpPort] = [await freePort(), await freePort()];
+    const result = await runCli(["dev", "--port", String(port), "--idp-port", String(idpPort)], { cwd: dir });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(7);
+    const call = callOf(dir);
+    expect(call.args).toEqual([
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--show-interactive-dev-session=false",
+      "--var",
+      `AUTH_REDIRECT_URL:http://127.0.0.1:${port}/auth/callback`,
+      "--var",
+      `IDENTITY_API_PORT:${idpPort}`,
+    ]);
+    expect(call.env).toEqual({ metrics: "false", cf: "false" });
+    expect(call.health).toMatchObject({ ok: true, client_id: "client_local" });
+    expect(result.stdout).toContain(`signed webhooks to http://127.0.0.1:${port}/webhooks/identity`);
+    await expect(fetch(`http://127.0.0.1:${idpPort}/__local/health`)).rejects.toThrow();
+  });
+
+  posixOnly("passes SIGTERM on to wrangler, then closes the provider", async () => {
+    const dir = project();
+    installFakeWrangler(dir);
+    const [port, idpPort] = [await freePort(), await freePort()];
+    const run = startCli(["dev", "--port", String(port), "--idp-port", String(idpPort)], {
+      cwd: dir,
+      env: { FAKE_WRANGLER: "wait" },
+    });
+    await run.waitFor(/fake wrangler waiting/);
+    run.child.kill("SIGTERM");
+    const result = await run.exited;
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe("");
+    await expect(fetch(`http://127.0.0.1:${idpPort}/__local/health`)).rejects.toThrow();
+  });
+
+  posixOnly("names a taken worker port or provider port in one line and exits 1", async () => {
+    const dir = project();
+    installFakeWrangler(dir);
+    const taken = await occupiedPort();
+    const free = await freePort();
+    const worker = await runCli(["dev", "--port", String(taken), "--idp-port", String(free)], { cwd: dir });
+    expect(worker.code).toBe(1);
+    expect(worker.stderr).toBe(
+      `gatehouse-workers: port ${taken} is already in use (is another wrangler dev running? pick another with --port)\n`,
+    );
+    const idp = await runCli(["dev", "--port", String(free), "--idp-port", String(taken)], { cwd: dir });
+    expect(idp.code).toBe(1);
+    expect(idp.stderr).toBe(
+      `gatehouse-workers: port ${taken} is already in use (is another dev-idp running? pick another with --idp-port)\n`,
+    );
+    expect(existsSync(join(dir, "wrangler-call.json"))).toBe(false);
+  });
+});
+
+describe("planDev", () => {
+  const generated = () => parseDevVars(readFileSync(join(project(), ".dev.vars"), "utf8"));
+
+  it("with init's .dev.vars: the worker on 8787, the provider on 8788 with webhooks, no overrides", () => {
+    const vars = generated();
+    const plan = planDev({}, vars);
+    expect(plan.port).toBe(8787);
+    expect(plan.vars).toEqual([]);
+    expect(plan.wranglerArgs).toEqual([
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      "8787",
+      "--show-interactive-dev-session=false",
+    ]);
+    expect(plan.wranglerEnv).toEqual({ WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" });
+    expect(plan.idp).toEqual({
+      port: 8788,
+      host: "127.0.0.1",
+      apiKey: "sk_test_local",
+      clientId: "client_local",
+      webhook: { url: "http://127.0.0.1:8787/webhooks/identity", secret: vars.IDENTITY_WEBHOOK_SECRET },
+    });
+  });
+
+  it("starts no provider when .dev.vars names a real one", () => {
+    const vars = generated();
+    delete vars.IDENTITY_API_HOSTNAME;
+    delete vars.IDENTITY_API_PORT;
+    delete vars.IDENTITY_API_HTTPS;
+    expect(planDev({}, vars).idp).toBeNull();
+    expect(planDev({}, { ...vars, IDENTITY_API_HOSTNAME: "api.workos.com" }).idp).toBeNull();
+  });
+
+  it("lends the worker what the local provider needs when .dev.vars lacks it", () => {
+    const vars = generated();
+    delete vars.IDENTITY_API_PORT;
+    delete vars.IDENTITY_API_KEY;
+    vars.IDENTITY_API_HTTPS = "true";
+    expect(planDev({}, vars).vars).toEqual([
+      "IDENTITY_API_PORT:8788",
+      "IDENTITY_API_HTTPS:false",
+      "IDENTITY_API_KEY:sk_test_local",
+    ]);
+  });
+
+  it("refuses port 0 and a malformed port", () => {
+    const vars = generated();
+    for (const flags of [{ port: "0" }, { idpPort: "0" }, { port: "eighty" }]) {
+      expect(() => planDev(flags, vars)).toThrow(CliError);
+    }
+  });
+});

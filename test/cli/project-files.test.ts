@@ -1,0 +1,121 @@
+// The contents of a project made by `init`: wrangler.jsonc parses once its comments go and binds
+// what the auth worker needs, the worker module exports its classes, and the committed example
+// of .dev.vars holds the same keys with placeholders the worker's rules refuse.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { parseDevVars } from "../../scripts/cli/dev-vars.ts";
+import { initProject } from "../../scripts/cli/init.ts";
+import { checkAuthEnvironment } from "../../workers/auth/config/rules.ts";
+import { makeTempDir, removeDir } from "./helpers.ts";
+
+interface WranglerConfig {
+  name: string;
+  main: string;
+  compatibility_date: string;
+  compatibility_flags: string[];
+  kv_namespaces: { binding: string; id: string }[];
+  durable_objects: { bindings: { name: string; class_name: string }[] };
+  migrations: { tag: string; new_sqlite_classes: string[] }[];
+  dev: Record<string, unknown>;
+  send_metrics: boolean;
+  observability: { enabled: boolean };
+}
+
+/** JSONC without its comments: whole `//` lines and trailing `//` outside strings. */
+function stripComments(text: string): string {
+  return text.replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*/g, (_, string: string | undefined) => string ?? "");
+}
+
+let dir = "";
+const read = (path: string) => readFileSync(join(dir, path), "utf8");
+
+describe("the generated project", () => {
+  beforeAll(() => {
+    const root = makeTempDir();
+    dir = initProject(join(root, "edge-auth"), {}, { nodeVersion: "24.11.0" }).dir;
+    return () => removeDir(root);
+  });
+
+  it("wrangler.jsonc parses and declares the worker, its bindings and the migration", () => {
+    const config = JSON.parse(stripComments(read("wrangler.jsonc"))) as WranglerConfig;
+    expect(config).toMatchObject({
+      name: "edge-auth",
+      main: "src/index.ts",
+      compatibility_date: "2026-11-01",
+      compatibility_flags: ["nodejs_compat"],
+      send_metrics: false,
+      observability: { enabled: true },
+      dev: { ip: "127.0.0.1", port: 8787, local_protocol: "http" },
+    });
+    expect(config.kv_namespaces).toEqual([{ binding: "SESSIONS", id: "00000000000000000000000000000000" }]);
+    expect(config.durable_objects.bindings).toEqual([
+      { name: "USER_SESSIONS", class_name: "UserSessions" },
+      { name: "RATE_LIMITER", class_name: "RateLimiterDO" },
+    ]);
+    expect(config.migrations).toEqual([{ tag: "v1", new_sqlite_classes: ["UserSessions", "RateLimiterDO"] }]);
+    expect(read("wrangler.jsonc")).toContain("npx wrangler kv namespace create SESSIONS");
+  });
+
+  it("src/index.ts builds the worker and exports the classes wrangler.jsonc binds", () => {
+    const source = read("src/index.ts");
+    expect(source).toContain('import { createAuthWorker } from "gatehouse-workers/worker";');
+    expect(source).toMatch(/^export default createAuthWorker\(\{$/m);
+    expect(source).toContain('export { AuthService, RateLimiterDO, UserSessions } from "gatehouse-workers/worker";');
+    for (const option of ["cookie:", "revocation:", "returnOrigins:", "routes:", "hooks:"]) {
+      expect(source).toMatch(new RegExp(`^\\s*// ${option}`, "m"));
+    }
+  });
+
+  it("tsconfig.json is strict and typed for Workers", () => {
+    const tsconfig = JSON.parse(read("tsconfig.json")) as {
+      compilerOptions: Record<string, unknown>;
+      include: string[];
+    };
+    expect(tsconfig.compilerOptions).toMatchObject({
+      strict: true,
+      exactOptionalPropertyTypes: true,
+      noUncheckedIndexedAccess: true,
+      module: "ES2022",
+      target: "ES2022",
+      moduleResolution: "bundler",
+      types: ["@cloudflare/workers-types"],
+      lib: ["es2023"],
+      noEmit: true,
+    });
+    expect(tsconfig.include).toEqual(["src"]);
+  });
+
+  it(".dev.vars.example has the keys of .dev.vars, with placeholders the worker refuses", () => {
+    const real = parseDevVars(read(".dev.vars"));
+    const example = parseDevVars(read(".dev.vars.example"));
+    expect(Object.keys(example)).toEqual(Object.keys(real));
+    for (const name of ["SESSION_SECRET", "ADMIN_API_TOKEN", "IDENTITY_WEBHOOK_SECRET"]) {
+      expect(example[name]).toBe("__RANDOM__");
+    }
+    expect(checkAuthEnvironment(example).ok).toBe(false);
+    expect(read(".dev.vars")).toMatch(/real WorkOS|WorkOS credentials/);
+  });
+
+  it(".gitignore keeps secrets and build output out of git", () => {
+    expect(read(".gitignore").split("\n")).toEqual(
+      expect.arrayContaining(["node_modules/", ".wrangler/", ".dev.vars", "dist/"]),
+    );
+  });
+
+  it("README.md covers local sign-in, deployment and the service binding", () => {
+    const readme = read("README.md");
+    for (const text of [
+      "npm install",
+      "npm run dev",
+      "http://127.0.0.1:8787/auth/login",
+      "npx wrangler kv namespace create SESSIONS",
+      "npx wrangler secret put SESSION_SECRET",
+      "npm run deploy",
+      'service = "edge-auth"',
+      'entrypoint = "AuthService"',
+    ]) {
+      expect(readme).toContain(text);
+    }
+  });
+});
