@@ -2,7 +2,7 @@
  * @module gatehouse-workers/durable-objects
  * The Durable Object classes a host worker exports and binds in its wrangler
  * config, the messages its live channel sends, and the test clock. Exported by
- * name (checked against api/durable-objects.api.md).
+ * name (checked against api/gatehouse-workers.api.md).
  */
 
 export { setObjectClock } from "./clock";
@@ -13,6 +13,8 @@ export {
   decodeMessage,
   encodeMessage,
   type LiveMessage,
+} from "./user-sessions/messages";
+export {
   type Membership,
   type MembershipEventType,
   type ProviderEvent,

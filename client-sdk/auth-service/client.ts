@@ -75,46 +75,30 @@ export class AuthServiceClient implements ServiceSessionResolver {
   /** The user of the session carried by this request or Cookie header, or null. No cookie: null without a call. */
   async resolveUser(source: CookieSource): Promise<AppUser | null> {
     const cookie = cookieHeaderOf(source, "resolveUser");
-    if (!cookie) return null;
-    const user = await this.#call("resolveUser", [cookie]);
-    if (user === null) return null;
-    if (!isAppUser(user)) throw new AuthServiceError("auth_service_bad_response", { method: "resolveUser" });
-    return user;
+    return cookie ? this.#checked("resolveUser", [cookie], orNull(isAppUser)) : null;
   }
 
   /** The session (public id, user, expiry in ms) carried by this request or Cookie header, or null. */
   async resolveSession(source: CookieSource): Promise<AuthServiceSession | null> {
     const cookie = cookieHeaderOf(source, "resolveSession");
-    if (!cookie) return null;
-    const session = await this.#call("resolveSession", [cookie]);
-    if (session === null) return null;
-    if (!isSession(session)) throw new AuthServiceError("auth_service_bad_response", { method: "resolveSession" });
-    return session;
+    return cookie ? this.#checked("resolveSession", [cookie], orNull(isSession)) : null;
   }
 
   /** Every live session of a user. */
   async listSessions(userId: string): Promise<SessionInfo[]> {
-    const sessions = await this.#call("listSessions", [idArgument(userId, "userId", "listSessions")]);
-    if (!isSessionList(sessions)) throw new AuthServiceError("auth_service_bad_response", { method: "listSessions" });
-    return sessions;
+    return this.#checked("listSessions", [idArgument(userId, "userId", "listSessions")], isSessionList);
   }
 
   /** Revokes one session by its public id; null when no live session has that id. */
   async revokeSession(sessionId: string): Promise<RevocationResult | null> {
-    const result = await this.#call("revokeSession", [idArgument(sessionId, "sessionId", "revokeSession")]);
-    if (result === null) return null;
-    if (!isRevocation(result)) throw new AuthServiceError("auth_service_bad_response", { method: "revokeSession" });
-    return result;
+    return this.#checked("revokeSession", [idArgument(sessionId, "sessionId", "revokeSession")], orNull(isRevocation));
   }
 
   /** Revokes every session of a user and closes every open tab. */
   async revokeUser(userId: string): Promise<RevocationResult> {
-    const result = await this.#call("revokeUser", [idArgument(userId, "userId", "revokeUser")]);
-    if (!isRevocation(result)) throw new AuthServiceError("auth_service_bad_response", { method: "revokeUser" });
-    return result;
+    return this.#checked("revokeUser", [idArgument(userId, "userId", "revokeUser")], isRevocation);
   }
 
-  /** One RPC call with a deadline; whatever it throws becomes an `AuthServiceError`. Answers are checked by callers. */
   /**
    * One fixed-window check on the auth worker's shared `RateLimiterDO`
    * (`limit` requests per `windowSeconds` for `key`), for workers without a
@@ -127,11 +111,21 @@ export class AuthServiceClient implements ServiceSessionResolver {
         message: "key must be a string of 1-512 characters",
       });
     }
-    const result = await this.#call("checkRateLimit", [key, limit, windowSeconds]);
-    if (!isRateDecision(result)) throw new AuthServiceError("auth_service_bad_response", { method: "checkRateLimit" });
-    return result;
+    return this.#checked("checkRateLimit", [key, limit, windowSeconds], isRateDecision);
   }
 
+  /** One call whose answer must have `shape`; any other answer is `auth_service_bad_response`. */
+  async #checked<M extends RemoteMethod, T>(
+    method: M,
+    args: Parameters<Remote[M]>,
+    shape: (value: unknown) => value is T,
+  ): Promise<T> {
+    const answer = await this.#call(method, args);
+    if (!shape(answer)) throw new AuthServiceError("auth_service_bad_response", { method });
+    return answer;
+  }
+
+  /** One RPC call with a deadline; whatever it throws becomes an `AuthServiceError`. Answers are checked by callers. */
   async #call<M extends RemoteMethod>(method: M, args: Parameters<Remote[M]>): Promise<unknown> {
     const remote = this.#binding as unknown as Record<M, ((...a: Parameters<Remote[M]>) => unknown) | undefined>;
     if (typeof remote[method] !== "function") {
@@ -169,4 +163,9 @@ function idArgument(value: unknown, name: string, method: string): string {
     throw new AuthServiceError("invalid_argument", { method, message: `${name} must be a non-empty string` });
   }
   return value;
+}
+
+/** `shape`, or null. */
+function orNull<T>(shape: (value: unknown) => value is T): (value: unknown) => value is T | null {
+  return (value): value is T | null => value === null || shape(value);
 }

@@ -11,7 +11,7 @@
 import { KV_MIN_TTL_SECONDS, type KVStore } from "../bindings/kv";
 import type { RateLimiterOptions } from "./config";
 import { RateLimiter } from "./limiter";
-import { type BlockedKeys, blockedKeysFor } from "./memory";
+import { type BlockedKeys, blockedKeysFor, perBindingScope } from "./memory";
 import type { RateCheckResult } from "./protocol";
 import { fixedWindow, retryAfterSeconds } from "./window";
 
@@ -32,21 +32,8 @@ interface WindowCount {
   writeAt: number;
 }
 
-const counts = new WeakMap<object, Map<string, Map<string, WindowCount>>>();
-
-function countsFor(binding: object, scope: string): Map<string, WindowCount> {
-  let byScope = counts.get(binding);
-  if (!byScope) {
-    byScope = new Map();
-    counts.set(binding, byScope);
-  }
-  let map = byScope.get(scope);
-  if (!map) {
-    map = new Map();
-    byScope.set(scope, map);
-  }
-  return map;
-}
+/** This isolate's window counts, per KV binding and policy. */
+const countsFor = perBindingScope(() => new Map<string, WindowCount>());
 
 /**
  * @example

@@ -52,23 +52,30 @@ export class BlockedKeys {
   }
 }
 
-const scopes = new WeakMap<object, Map<string, BlockedKeys>>();
+/**
+ * Isolate memory keyed by a binding object and a scope (a policy): `create` builds the value the
+ * first time a pair is asked for. workerd keeps one `env` (and its binding objects) per isolate,
+ * which makes this per isolate; a binding object that is gone takes its values with it.
+ */
+export function perBindingScope<T>(create: () => T): (binding: object, scope: string) => T {
+  const bindings = new WeakMap<object, Map<string, T>>();
+  return (binding, scope) => {
+    let byScope = bindings.get(binding);
+    if (!byScope) {
+      byScope = new Map();
+      bindings.set(binding, byScope);
+    }
+    let value = byScope.get(scope);
+    if (value === undefined) {
+      value = create();
+      byScope.set(scope, value);
+    }
+    return value;
+  };
+}
 
 /**
  * The memory shared by every limiter over the same binding object and the
- * same policy, so a limiter built per request still benefits. workerd keeps
- * one `env` (and its binding objects) per isolate, which makes this per isolate.
+ * same policy, so a limiter built per request still benefits.
  */
-export function blockedKeysFor(binding: object, scope: string): BlockedKeys {
-  let byScope = scopes.get(binding);
-  if (!byScope) {
-    byScope = new Map();
-    scopes.set(binding, byScope);
-  }
-  let keys = byScope.get(scope);
-  if (!keys) {
-    keys = new BlockedKeys();
-    byScope.set(scope, keys);
-  }
-  return keys;
-}
+export const blockedKeysFor: (binding: object, scope: string) => BlockedKeys = perBindingScope(() => new BlockedKeys());

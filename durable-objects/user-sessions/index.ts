@@ -360,13 +360,6 @@ function alarmFailed(err: unknown): void {
 }
 
 export type { Membership } from "./memberships";
-export {
-  CLOSE_SESSION_INACTIVE,
-  CLOSE_SESSION_REVOKED,
-  decodeMessage,
-  encodeMessage,
-  type LiveMessage,
-} from "./messages";
 export { PROCESSED_EVENT_TTL_MS } from "./provider-events";
 export type {
   MembershipEventType,

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { node, REPO_ROOT } from "./support.ts";
+import { node, REPO_ROOT, run, userEnv } from "./support.ts";
 
 const pkg = inject("pkg");
 
@@ -45,6 +45,22 @@ describe("the packed tarball", () => {
       expect(paths.has(target.types.replace(/^\.\//, "")), `${subpath} types`).toBe(true);
       expect(paths.has(target.default.replace(/^\.\//, "")), `${subpath} default`).toBe(true);
     }
+  });
+
+  it("publishes (npm publish --dry-run): name, version, public access and provenance accepted", async () => {
+    // --ignore-scripts: globalSetup built dist/ already, and a second build would swap it under the other tests.
+    const ran = await run("npm", ["publish", "--dry-run", "--ignore-scripts", "--json"], {
+      cwd: REPO_ROOT,
+      env: userEnv(),
+    });
+    expect(ran.code, ran.output).toBe(0);
+    const report = JSON.parse(ran.stdout.slice(ran.stdout.indexOf("{"))) as Record<
+      string,
+      { id: string; entryCount: number }
+    >;
+    const published = report["gatehouse-workers"];
+    expect(published?.id).toMatch(/^gatehouse-workers@0\.\d+\.\d+$/);
+    expect(published?.entryCount).toBe(pkg.files.length);
   });
 
   it("passes publint --strict", async () => {

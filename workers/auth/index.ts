@@ -1,7 +1,7 @@
 /**
  * @module gatehouse-workers/auth
  * The authentication module of the spec. Exported by name; nothing else
- * under workers/auth is API (checked against api/auth.api.md).
+ * under workers/auth is API (checked against api/gatehouse-workers.api.md).
  */
 
 export {

@@ -1,0 +1,312 @@
+/**
+ * Every row of README's auth-worker error table, reached for real against the running worker
+ * (issue 15: one honest contract): its status and its code in the JSON body an API client gets,
+ * and no internal detail in it. The consumer's table is test/consumer/error-table.test.ts;
+ * test/layers/readme-tables.test.ts checks that every row of both tables has its test here.
+ */
+import type { IdentityUser } from "gatehouse-workers/auth";
+import { SessionManager } from "gatehouse-workers/auth";
+import { afterEach, describe, expect, it } from "vitest";
+import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "../../scripts/local-idp/webhook-signature";
+import { authApplication } from "../../workers/auth/app";
+import { brokenKV } from "../faults/broken";
+import {
+  cookieHeader,
+  cookiesFrom,
+  idp,
+  live,
+  ORIGIN,
+  providerCode,
+  send,
+  startLogin,
+  type WorkerEnv,
+} from "./helpers/world";
+
+const JSON_ACCEPT = { Accept: "application/json" };
+const ADMIN = { Authorization: `Bearer ${live.ADMIN_API_TOKEN}`, ...JSON_ACCEPT };
+const MARGARET = "user_01MARGARETHAMILTON00000000";
+const ACME = "org_01ACME00000000000000000000";
+const UNKNOWN_SESSION = "0".repeat(64);
+
+/** The answer's status and its JSON `error` code; the body must name no file, stack or internal detail. */
+async function answer(res: Response): Promise<{ status: number; error: string }> {
+  const text = await res.text();
+  expect(text).not.toMatch(/\bat .+\.(ts|js):\d+|node_modules|\/work\/|storage exploded/);
+  const body = JSON.parse(text) as { error: string; message: string };
+  expect(typeof body.message).toBe("string");
+  return { status: res.status, error: body.error };
+}
+
+let counter = 0;
+async function signedIn(e: WorkerEnv = live): Promise<Record<string, string>> {
+  const id = `user_table_${Date.now().toString(36)}_${++counter}`;
+  const user: IdentityUser = {
+    id,
+    email: `${id}@acme.test`,
+    firstName: "Table",
+    lastName: "Row",
+    memberships: [{ organizationId: "org_acme", organizationSlug: "acme", role: "member" }],
+  };
+  const { response } = await authApplication(e).container.resolve(SessionManager).createSession(user, "org_acme");
+  return cookiesFrom(response);
+}
+
+/** The jar with a CSRF cookie issued by a safe request, and the token to send with it. */
+async function withCsrf(jar: Record<string, string>): Promise<{ jar: Record<string, string>; token: string }> {
+  const res = await send("/account/sessions", { headers: { Cookie: cookieHeader(jar), ...JSON_ACCEPT } });
+  cookiesFrom(res, jar);
+  const token = jar["__Host-gh_csrf"];
+  if (!token) throw new Error("no CSRF cookie issued");
+  return { jar, token };
+}
+
+afterEach(async () => {
+  await fetch(`${idp.url}/__local/faults`, { method: "DELETE" });
+});
+
+describe("README's auth-worker error table, row by row", () => {
+  it("invalid_request 400: a malformed organization_id, a callback without a code", async () => {
+    expect(await answer(await send("/auth/login?organization_id=not%20an%20id", { headers: JSON_ACCEPT }))).toEqual({
+      status: 400,
+      error: "invalid_request",
+    });
+    const { jar, authorize } = await startLogin();
+    const res = await send(`/auth/callback?state=${authorize.searchParams.get("state")}`, {
+      headers: { Cookie: cookieHeader(jar), ...JSON_ACCEPT },
+    });
+    expect(await answer(res)).toEqual({ status: 400, error: "invalid_request" });
+  });
+
+  it("invalid_state 400: a callback without its flow cookie", async () => {
+    const { authorize } = await startLogin();
+    const code = ((await (await providerCode(authorize, MARGARET)).json()) as { code: string }).code;
+    const res = await send(`/auth/callback?code=${code}&state=${authorize.searchParams.get("state")}`, {
+      headers: JSON_ACCEPT,
+    });
+    expect(await answer(res)).toEqual({ status: 400, error: "invalid_state" });
+  });
+
+  it("access_denied 400: the provider answered error=", async () => {
+    const { jar, authorize } = await startLogin();
+    const res = await send(`/auth/callback?error=access_denied&state=${authorize.searchParams.get("state")}`, {
+      headers: { Cookie: cookieHeader(jar), ...JSON_ACCEPT },
+    });
+    expect(await answer(res)).toEqual({ status: 400, error: "access_denied" });
+  });
+
+  it("provider_error 400: the provider refused the code", async () => {
+    const { jar, authorize } = await startLogin();
+    const res = await send(`/auth/callback?code=not-a-code&state=${authorize.searchParams.get("state")}`, {
+      headers: { Cookie: cookieHeader(jar), ...JSON_ACCEPT },
+    });
+    expect(await answer(res)).toEqual({ status: 400, error: "provider_error" });
+  });
+
+  it("invalid_session_id 400: account and admin routes with a malformed session id", async () => {
+    const { jar, token } = await withCsrf(await signedIn());
+    const account = await send("/account/sessions/not-an-id/revoke", {
+      method: "POST",
+      headers: { Cookie: cookieHeader(jar), "X-CSRF-Token": token, Origin: ORIGIN, ...JSON_ACCEPT },
+    });
+    expect(await answer(account)).toEqual({ status: 400, error: "invalid_session_id" });
+    const admin = await send("/admin/sessions/not-an-id", { method: "DELETE", headers: ADMIN });
+    expect(await answer(admin)).toEqual({ status: 400, error: "invalid_session_id" });
+  });
+
+  it("invalid_user_id 400: an admin route with a malformed user id", async () => {
+    expect(await answer(await send("/admin/users/not%20an%20id/sessions", { headers: ADMIN }))).toEqual({
+      status: 400,
+      error: "invalid_user_id",
+    });
+  });
+
+  it("unauthenticated 401: JSON without a session, the admin endpoint without a token", async () => {
+    expect(await answer(await send("/api/me", { headers: JSON_ACCEPT }))).toEqual({
+      status: 401,
+      error: "unauthenticated",
+    });
+    expect(await answer(await send("/account/sessions", { headers: JSON_ACCEPT }))).toEqual({
+      status: 401,
+      error: "unauthenticated",
+    });
+    expect(await answer(await send(`/admin/users/${MARGARET}/sessions`, { headers: JSON_ACCEPT }))).toEqual({
+      status: 401,
+      error: "unauthenticated",
+    });
+  });
+
+  it("forbidden 403: a wrong admin token; another user's live channel", async () => {
+    const wrong = await send(`/admin/users/${MARGARET}/sessions`, {
+      headers: { Authorization: "Bearer not-the-token", ...JSON_ACCEPT },
+    });
+    expect(await answer(wrong)).toEqual({ status: 403, error: "forbidden" });
+    const jar = await signedIn();
+    const channel = await send(`/parties/user-sessions/${MARGARET}`, {
+      headers: { Cookie: cookieHeader(jar), Upgrade: "websocket", Origin: ORIGIN },
+    });
+    expect(await answer(channel)).toEqual({ status: 403, error: "forbidden" });
+  });
+
+  it("csrf_failed 403: a POST without the token, and one from another site", async () => {
+    const jar = await signedIn();
+    const without = await send("/auth/logout", {
+      method: "POST",
+      headers: { Cookie: cookieHeader(jar), ...JSON_ACCEPT },
+    });
+    expect(await answer(without)).toEqual({ status: 403, error: "csrf_failed" });
+    const { token } = await withCsrf(jar);
+    const crossSite = await send("/account/sessions/revoke-others", {
+      method: "POST",
+      headers: {
+        Cookie: cookieHeader(jar),
+        "X-CSRF-Token": token,
+        Origin: "https://evil.example",
+        "Sec-Fetch-Site": "cross-site",
+        ...JSON_ACCEPT,
+      },
+    });
+    expect(await answer(crossSite)).toEqual({ status: 403, error: "csrf_failed" });
+  });
+
+  it("logout_confirm_required 403: GET /auth/logout that is not the person's own navigation", async () => {
+    const jar = await signedIn();
+    const res = await send("/auth/logout", {
+      headers: { Cookie: cookieHeader(jar), "Sec-Fetch-Site": "cross-site", ...JSON_ACCEPT },
+    });
+    expect(await answer(res)).toEqual({ status: 403, error: "logout_confirm_required" });
+  });
+
+  it("organization_not_allowed 403: a sign-in into an organization that is not the person's", async () => {
+    const { jar, authorize } = await startLogin(`organization_id=${ACME}`);
+    const code = ((await (await providerCode(authorize, MARGARET)).json()) as { code: string }).code;
+    const res = await send(`/auth/callback?code=${code}&state=${authorize.searchParams.get("state")}`, {
+      headers: { Cookie: cookieHeader(jar), ...JSON_ACCEPT },
+    });
+    expect(await answer(res)).toEqual({ status: 403, error: "organization_not_allowed" });
+  });
+
+  it("origin_not_allowed 403: a WebSocket to the live channel from another origin", async () => {
+    const jar = await signedIn();
+    const me = (await (await send("/api/me", { headers: { Cookie: cookieHeader(jar), ...JSON_ACCEPT } })).json()) as {
+      user: { id: string };
+    };
+    const res = await send(`/parties/user-sessions/${me.user.id}`, {
+      headers: { Cookie: cookieHeader(jar), Upgrade: "websocket", Origin: "https://evil.example" },
+    });
+    expect(await answer(res)).toEqual({ status: 403, error: "origin_not_allowed" });
+  });
+
+  it("session_not_found 404: revoking a session that is not a live one (account and admin)", async () => {
+    const { jar, token } = await withCsrf(await signedIn());
+    const account = await send(`/account/sessions/${UNKNOWN_SESSION}/revoke`, {
+      method: "POST",
+      headers: { Cookie: cookieHeader(jar), "X-CSRF-Token": token, Origin: ORIGIN, ...JSON_ACCEPT },
+    });
+    expect(await answer(account)).toEqual({ status: 404, error: "session_not_found" });
+    const admin = await send(`/admin/sessions/${UNKNOWN_SESSION}`, { method: "DELETE", headers: ADMIN });
+    expect(await answer(admin)).toEqual({ status: 404, error: "session_not_found" });
+  });
+
+  it("not_found 404: no such route, and /admin/* without ADMIN_API_TOKEN", async () => {
+    expect(await answer(await send("/no/such/route", { headers: JSON_ACCEPT }))).toEqual({
+      status: 404,
+      error: "not_found",
+    });
+    const { ADMIN_API_TOKEN: _none, ...withoutAdmin } = live;
+    const res = await send(`/admin/users/${MARGARET}/sessions`, { headers: ADMIN }, withoutAdmin as WorkerEnv);
+    expect(await answer(res)).toEqual({ status: 404, error: "not_found" });
+  });
+
+  it("upgrade_required 426: the live channel without a WebSocket upgrade", async () => {
+    const jar = await signedIn();
+    const res = await send(`/parties/user-sessions/${MARGARET}`, { headers: { Cookie: cookieHeader(jar) } });
+    expect(await answer(res)).toEqual({ status: 426, error: "upgrade_required" });
+  });
+
+  it("rate_limited 429: over a route's limit, with Retry-After", async () => {
+    const ip = "203.0.113.99";
+    let last: Response | undefined;
+    for (let i = 0; i < 21; i++) {
+      last = await send("/auth/login", { headers: { "CF-Connecting-IP": ip, ...JSON_ACCEPT } });
+      if (i < 20) expect(last.status).toBe(302);
+    }
+    expect(Number(last!.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+    expect(await answer(last!)).toEqual({ status: 429, error: "rate_limited" });
+  });
+
+  it("provider_unavailable 502: the identity provider fails at the callback", async () => {
+    const { jar, authorize } = await startLogin();
+    const code = ((await (await providerCode(authorize, MARGARET)).json()) as { code: string }).code;
+    await fetch(`${idp.url}/__local/faults`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ endpoint: "authenticate", status: 500, count: 10 }),
+    });
+    const res = await send(`/auth/callback?code=${code}&state=${authorize.searchParams.get("state")}`, {
+      headers: { Cookie: cookieHeader(jar), ...JSON_ACCEPT },
+    });
+    expect(await answer(res)).toEqual({ status: 502, error: "provider_unavailable" });
+  });
+
+  it("session_store_unavailable 503: the session store fails (never 'signed out')", async () => {
+    const jar = await signedIn();
+    const down: WorkerEnv = { ...live, SESSIONS: brokenKV() };
+    const res = await send("/api/me", { headers: { Cookie: cookieHeader(jar), ...JSON_ACCEPT } }, down);
+    expect(await answer(res)).toEqual({ status: 503, error: "session_store_unavailable" });
+  });
+
+  it("service_unavailable 503: the configuration is refused", async () => {
+    const weak: WorkerEnv = { ...live, SESSION_SECRET: "changeme" };
+    expect(await answer(await send("/api/me", { headers: JSON_ACCEPT }, weak))).toEqual({
+      status: 503,
+      error: "service_unavailable",
+    });
+  });
+});
+
+describe("README's webhook answers", () => {
+  const post = async (body: string, headers: Record<string, string>, e: WorkerEnv = live) =>
+    send(
+      "/webhooks/identity",
+      { method: "POST", body, headers: { "Content-Type": "application/json", ...headers } },
+      e,
+    );
+  const event = JSON.stringify({ id: "event_table_1", event: "user.deleted", data: { id: MARGARET }, created_at: "" });
+
+  it("invalid_signature 400: a signature that does not verify", async () => {
+    const res = await post(event, { [WEBHOOK_SIGNATURE_HEADER]: `t=${Date.now()}, v1=${"0".repeat(64)}` });
+    expect(await answer(res)).toEqual({ status: 400, error: "invalid_signature" });
+  });
+
+  it("stale_timestamp 400: a signature from more than five minutes ago", async () => {
+    const at = Date.now() - 10 * 60_000;
+    const signature = await signWebhook(event, live.IDENTITY_WEBHOOK_SECRET!, at);
+    expect(await answer(await post(event, { [WEBHOOK_SIGNATURE_HEADER]: signature }))).toEqual({
+      status: 400,
+      error: "stale_timestamp",
+    });
+  });
+
+  it("malformed_body 400: a signed body that is not an event", async () => {
+    const body = "not json";
+    const signature = await signWebhook(body, live.IDENTITY_WEBHOOK_SECRET!, Date.now());
+    expect(await answer(await post(body, { [WEBHOOK_SIGNATURE_HEADER]: signature }))).toEqual({
+      status: 400,
+      error: "malformed_body",
+    });
+  });
+
+  it("payload_too_large 413: a body over 256 KiB", async () => {
+    const body = "x".repeat(256 * 1024 + 1);
+    expect(await answer(await post(body, { [WEBHOOK_SIGNATURE_HEADER]: `t=${Date.now()}, v1=00` }))).toEqual({
+      status: 413,
+      error: "payload_too_large",
+    });
+  });
+
+  it("not_configured 503: no IDENTITY_WEBHOOK_SECRET", async () => {
+    const { IDENTITY_WEBHOOK_SECRET: _none, ...without } = live;
+    const res = await post(event, { [WEBHOOK_SIGNATURE_HEADER]: `t=${Date.now()}, v1=00` }, without as WorkerEnv);
+    expect(await answer(res)).toEqual({ status: 503, error: "not_configured" });
+  });
+});
