@@ -8,13 +8,6 @@
 export { setObjectClock } from "./clock";
 export { RateLimiterDO } from "./rate-limiter";
 export {
-  CLOSE_SESSION_INACTIVE,
-  CLOSE_SESSION_REVOKED,
-  decodeMessage,
-  encodeMessage,
-  type LiveMessage,
-} from "./user-sessions/messages";
-export {
   type Membership,
   type MembershipEventType,
   type ProviderEvent,
@@ -25,3 +18,10 @@ export {
   type SessionMirror,
   UserSessions,
 } from "./user-sessions";
+export {
+  CLOSE_SESSION_INACTIVE,
+  CLOSE_SESSION_REVOKED,
+  decodeMessage,
+  encodeMessage,
+  type LiveMessage,
+} from "./user-sessions/messages";

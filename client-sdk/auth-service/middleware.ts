@@ -21,7 +21,7 @@ export interface ServiceAuthMiddlewareOptions {
   loginUrl: string;
   /** API routes: answer 401 JSON to every request without a session, never a redirect. Default false. */
   api?: boolean;
-  /** Resolves the current organization (`OrgResolver` from gatehouse/auth, or any `{ resolve(request) }`). */
+  /** Resolves the current organization (`OrgResolver` from gatehouse-workers/auth, or any `{ resolve(request) }`). */
   orgResolver?: { resolve(request: Request): { slug: string } | null };
 }
 

@@ -1,7 +1,7 @@
 /**
  * @module
  * Rate limiting: `KVRateLimiter`, `DORateLimiter` (with `RateLimiterDO` from
- * `gatehouse/durable-objects`), the `RateLimiterFake` test double, the
+ * `gatehouse-workers/durable-objects`), the `RateLimiterFake` test double, the
  * draft-10 headers and the rate-check protocol. Exported by name only.
  */
 export {

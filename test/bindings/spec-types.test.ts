@@ -1,5 +1,5 @@
 /**
- * The spec's option and helper types are exported by name from `gatehouse`, so users type their
+ * The spec's option and helper types are exported by name from `gatehouse-workers`, so users type their
  * calls without reaching into the runtime's globals (issue 15). Checked by `tsc` in `npm run check`.
  */
 import type {

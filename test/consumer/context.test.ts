@@ -20,7 +20,7 @@ import { APP, people, signIn } from "./helpers";
 const client = () => new AuthServiceClient(env.AUTH);
 
 describe("request values shared by AuthMiddleware and ServiceAuthMiddleware", () => {
-  it("exports the same accessors from gatehouse and gatehouse/auth", () => {
+  it("exports the same accessors from gatehouse-workers and gatehouse-workers/auth", () => {
     expect(currentUser).toBe(sdkCurrentUser);
     expect(currentOrganizationSlug).toBe(sdkCurrentOrganizationSlug);
   });
@@ -40,7 +40,7 @@ describe("request values shared by AuthMiddleware and ServiceAuthMiddleware", ()
       (req) => {
         const user = currentUser(req)!;
         seen.push(user.id, currentOrganizationSlug(req), roleInCurrentOrganization(user, currentOrganizationSlug(req)));
-        // A session resolved over the binding has no stored record: currentSession (gatehouse/auth) stays null.
+        // A session resolved over the binding has no stored record: currentSession (gatehouse-workers/auth) stays null.
         seen.push(currentSession(req));
         return new Response("ok");
       },

@@ -59,13 +59,14 @@ export default async function setup(project: TestProject): Promise<() => void> {
   return () => rmSync(dir, { recursive: true, force: true });
 }
 
-/** Secret-looking values of a local .dev.vars (8+ characters), by name. */
+/** The secrets of a local .dev.vars (variables named *SECRET*, *TOKEN*, *KEY*; 8+ characters), by name. */
 function devVars(path: string): Record<string, string> {
   if (!existsSync(path)) return {};
   const out: Record<string, string> = {};
   for (const line of readFileSync(path, "utf8").split("\n")) {
     const match = /^\s*([A-Z0-9_]+)\s*=\s*"?([^"\n]*)"?\s*$/.exec(line);
-    if (match && match[2]!.length >= 8 && !/^https?:/.test(match[2]!)) out[`.dev.vars ${match[1]}`] = match[2]!;
+    // Secrets only (a host name or port in .dev.vars is no secret, and may well appear in the script).
+    if (match && /SECRET|TOKEN|KEY/.test(match[1]!) && match[2]!.length >= 8) out[`.dev.vars ${match[1]}`] = match[2]!;
   }
   return out;
 }

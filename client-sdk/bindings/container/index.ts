@@ -2,7 +2,7 @@
  * @module
  * `ContainerClient`: named container instances behind a Durable Object
  * namespace (a class built on `@cloudflare/containers`, e.g. `GatehouseContainer`
- * from `gatehouse/durable-objects`). One instance per name (`idFromName`);
+ * from `gatehouse-workers/containers`). One instance per name (`idFromName`);
  * `warmup` starts an instance by asking for `/health` and never throws.
  */
 import { BindingError } from "../errors";

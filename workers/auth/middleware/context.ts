@@ -3,7 +3,7 @@
  * Request-scoped values the auth middleware set for handlers and later
  * middleware: the signed-in user, the session, the current organization.
  * Read them with `currentUser(request)` etc.; they live as long as the request.
- * The session and organization keys live in the SDK core (`gatehouse`), so the
+ * The session and organization keys live in the SDK core (`gatehouse-workers`), so the
  * service-binding middleware of consuming workers sets the very same keys.
  */
 import {

@@ -34,7 +34,7 @@ export interface SessionMeta {
   ip?: string;
 }
 
-/** Anything with a raw KV namespace (`KVStore` from `gatehouse`), or the namespace itself. */
+/** Anything with a raw KV namespace (`KVStore` from `gatehouse-workers`), or the namespace itself. */
 export type SessionKV = KVNamespace | { readonly raw: KVNamespace };
 
 const RECENT_REFRESH_LIMIT = 10_000;
