@@ -44,6 +44,7 @@ function packageJsonOf(dir: string) {
     scripts: Record<string, string>;
     dependencies: Record<string, string>;
     devDependencies: Record<string, string>;
+    allowScripts: Record<string, boolean>;
   };
 }
 
@@ -161,7 +162,9 @@ describe("initProject", () => {
         typecheck: "tsc --noEmit",
       },
       dependencies: { hono: "^4.6.0", partyserver: "^0.5.0", "@workos-inc/node": "^11.0.0" },
-      devDependencies: { wrangler: "^4", "@cloudflare/workers-types": "^4.20250101.0", typescript: "^5.6.0" },
+      devDependencies: { wrangler: "^4.156.2", "@cloudflare/workers-types": "^5.20261117.1", typescript: "^5.9.0" },
+      // npm 11 runs only the install scripts a project allows: wrangler's binaries yes, sharp no.
+      allowScripts: { esbuild: true, workerd: true, sharp: false },
     });
   });
 
@@ -175,9 +178,14 @@ describe("initProject", () => {
   ])("adds devDependency node only on a Node older than 22.12 (%s → %s)", (nodeVersion, expected) => {
     const result = initProject(join(tempDir(), "p"), {}, { nodeVersion });
     expect(result.nodePackage).toBe(expected);
-    const devDependencies = packageJsonOf(result.dir).devDependencies;
-    if (expected) expect(devDependencies.node).toBe("^24");
-    else expect(devDependencies).not.toHaveProperty("node");
+    const { devDependencies, allowScripts } = packageJsonOf(result.dir);
+    if (expected) {
+      expect(devDependencies.node).toBe("^24");
+      expect(allowScripts.node).toBe(true);
+    } else {
+      expect(devDependencies).not.toHaveProperty("node");
+      expect(allowScripts).not.toHaveProperty("node");
+    }
   });
 });
 

@@ -6,8 +6,10 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseDevVars } from "../../scripts/cli/dev-vars.ts";
 import { initProject } from "../../scripts/cli/init.ts";
+import { PROJECT_TOOLS } from "../../scripts/cli/templates/package-json.ts";
+import { COMPATIBILITY_DATE } from "../../scripts/cli/templates/wrangler-config.ts";
 import { checkAuthEnvironment } from "../../workers/auth/config/rules.ts";
-import { makeTempDir, removeDir } from "./helpers.ts";
+import { makeTempDir, REPO_ROOT, removeDir } from "./helpers.ts";
 
 interface WranglerConfig {
   name: string;
@@ -117,5 +119,19 @@ describe("the generated project", () => {
     ]) {
       expect(readme).toContain(text);
     }
+  });
+});
+
+describe("the generated project's tools", () => {
+  it("are the versions this package is tested with (the repository's devDependencies and compatibility date)", () => {
+    const repo = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
+      devDependencies: Record<string, string>;
+    };
+    expect(PROJECT_TOOLS.wrangler).toBe(repo.devDependencies.wrangler);
+    expect(PROJECT_TOOLS["@cloudflare/workers-types"]).toBe(repo.devDependencies["@cloudflare/workers-types"]);
+    // The package test type-checks the fixtures with TypeScript 5.9 (and the repository's 7).
+    expect(PROJECT_TOOLS.typescript).toBe("^5.9.0");
+    const rootConfig = readFileSync(join(REPO_ROOT, "wrangler.toml"), "utf8");
+    expect(rootConfig).toContain(`compatibility_date = "${COMPATIBILITY_DATE}"`);
   });
 });

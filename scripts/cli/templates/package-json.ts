@@ -14,6 +14,17 @@ export interface PackageJsonInput {
   nodePackage: boolean;
 }
 
+/**
+ * The tools a generated project builds with: the versions this package is tested with (a test keeps
+ * them equal to the repository's devDependencies). A bare `^4` would let npm on Node 20 fall back to
+ * an old wrangler whose runtime refuses the project's compatibility date.
+ */
+export const PROJECT_TOOLS = {
+  wrangler: "^4.156.2",
+  "@cloudflare/workers-types": "^5.20261117.1",
+  typescript: "^5.9.0",
+} as const;
+
 export function renderPackageJson(input: PackageJsonInput): string {
   const manifest = {
     name: input.name,
@@ -33,10 +44,17 @@ export function renderPackageJson(input: PackageJsonInput): string {
       "@workos-inc/node": "^11.0.0",
     },
     devDependencies: {
-      wrangler: "^4",
-      "@cloudflare/workers-types": "^4.20250101.0",
-      typescript: "^5.6.0",
+      ...PROJECT_TOOLS,
       ...(input.nodePackage ? { node: NODE_PACKAGE_RANGE } : {}),
+    },
+    // npm 11 runs no install script it was not told about: wrangler's esbuild and workerd check
+    // their platform binaries, the `node` package links its binary; sharp (an optional image
+    // dependency of wrangler's local runtime) is not needed by an auth worker.
+    allowScripts: {
+      esbuild: true,
+      workerd: true,
+      sharp: false,
+      ...(input.nodePackage ? { node: true } : {}),
     },
   };
   return `${JSON.stringify(manifest, null, 2)}\n`;
