@@ -3,7 +3,13 @@
  * LOCAL_IDP_* variables (flags win), a start that turns "port in use" into one line, and the
  * IDENTITY_* lines a worker's .dev.vars needs. Never prints the webhook secret.
  */
-import { LOCAL_IDP_DEFAULTS, type LocalIdp, type LocalIdpOptions, startLocalIdp } from "../local-idp/index.ts";
+import {
+  identityVariables,
+  LOCAL_IDP_DEFAULTS,
+  type LocalIdp,
+  type LocalIdpOptions,
+  startLocalIdp,
+} from "../local-idp/index.ts";
 import { parsePort } from "./args.ts";
 import { CliError, isAddressInUse } from "./errors.ts";
 
@@ -71,13 +77,8 @@ export async function startIdp(options: LocalIdpOptions, hint: string): Promise<
 export function identityLines(idp: LocalIdp, options: Pick<LocalIdpOptions, "apiKey" | "clientId" | "host">): string[] {
   const host = (options.host ?? "127.0.0.1").replace(/^\[|\]$/g, "");
   const hostname = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
-  return [
-    `IDENTITY_API_KEY=${options.apiKey}`,
-    `IDENTITY_CLIENT_ID=${options.clientId}`,
-    `IDENTITY_API_HOSTNAME=${hostname}`,
-    `IDENTITY_API_PORT=${idp.port}`,
-    "IDENTITY_API_HTTPS=false",
-  ];
+  const variables = identityVariables({ apiKey: options.apiKey, clientId: options.clientId, hostname, port: idp.port });
+  return Object.entries(variables).map(([name, value]) => `${name}=${value}`);
 }
 
 function assertUrl(value: string, source: string): void {

@@ -20,7 +20,7 @@ import {
   waitUntilReady,
   writeEnvFile,
 } from "../../tooling/dev/index.ts";
-import { LOCAL_IDP_DEFAULTS, type LocalIdp, startLocalIdp } from "../local-idp/index.ts";
+import { identityVariables, LOCAL_IDP_DEFAULTS, type LocalIdp, startLocalIdp } from "../local-idp/index.ts";
 
 type DevServer = WranglerDev;
 
@@ -70,11 +70,7 @@ export async function startWorld(log: (line: string) => void): Promise<World> {
       SESSION_SECRET: randomBytes(32).toString("base64url"),
       ADMIN_API_TOKEN: adminToken,
       AUTH_REDIRECT_URL: `http://127.0.0.1:${authPort}/auth/callback`,
-      IDENTITY_API_KEY: LOCAL_IDP_DEFAULTS.apiKey,
-      IDENTITY_CLIENT_ID: LOCAL_IDP_DEFAULTS.clientId,
-      IDENTITY_API_HOSTNAME: "127.0.0.1",
-      IDENTITY_API_PORT: String(idp.port),
-      IDENTITY_API_HTTPS: "false",
+      ...identityVariables({ ...LOCAL_IDP_DEFAULTS, hostname: "127.0.0.1", port: idp.port }),
     });
     const authOptions: WranglerDevOptions = {
       name: "auth",

@@ -20,6 +20,12 @@ export interface IdpConfig {
   issuer: string;
   /** Origins besides loopback hosts that `redirect_uri` and `return_to` may point to. */
   redirectOrigins: readonly string[];
+  /**
+   * Host names a request's `Host` header may carry; null accepts any (the server was bound beyond
+   * loopback on purpose). Bound to loopback, only loopback names and the public URL's host answer,
+   * so a web page that rebinds its own DNS name to 127.0.0.1 cannot drive the provider.
+   */
+  allowedHosts: ReadonlySet<string> | null;
 }
 
 export interface IdpContext {

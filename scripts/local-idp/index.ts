@@ -17,6 +17,7 @@ export {
   ROLE_PERMISSIONS,
 } from "./demo-data.ts";
 export { FAULT_ENDPOINTS, type FaultEndpoint } from "./faults.ts";
+export { type IdentityVariables, identityVariables, type LocalIdentityCoordinates } from "./identity-env.ts";
 export { LOCAL_IDP_DEFAULTS, type LocalIdp, type LocalIdpOptions, startLocalIdp } from "./server.ts";
 export { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "./webhook-signature.ts";
 export { type Delivery, type DeliveryStatus, type WebhookConfig, webhookConfigFromEnv } from "./webhooks.ts";

@@ -68,6 +68,9 @@ export async function startLocalIdp(options: LocalIdpOptions): Promise<LocalIdp>
     clientId: options.clientId,
     issuer: "",
     redirectOrigins: (options.redirectOrigins ?? []).map((o) => new URL(o).origin),
+    allowedHosts: isLoopbackHost(host)
+      ? new Set(options.publicUrl ? [new URL(options.publicUrl).hostname.toLowerCase()] : [])
+      : null,
   };
   const store = new IdpStore(now);
   const ctx: IdpContext = {
@@ -122,6 +125,9 @@ async function handle(ctx: IdpContext, req: IncomingMessage, res: ServerResponse
 
 /** Routes one request; null when the client went away during an injected delay. */
 async function dispatch(ctx: IdpContext, req: IncomingMessage, signal: AbortSignal): Promise<Reply | null> {
+  if (!hostAllowed(ctx.config.allowedHosts, req.headers.host)) {
+    return json(421, { code: "host_not_allowed", message: "This server answers loopback host names only" });
+  }
   const url = new URL(req.url ?? "/", "http://local-idp");
   const method = req.method ?? "GET";
   let route: Route | undefined;
@@ -170,6 +176,17 @@ function errorReply(err: unknown, page: boolean): Reply {
   console.error("local-idp: unexpected error", err);
   if (page) return html(500, renderMessagePage("Something went wrong", "The local identity provider failed."));
   return json(500, { code: "internal_error", message: "Internal Server Error" });
+}
+
+/** True when `hostHeader` (`name[:port]`) is a loopback name, one of `allowed`, or anything when `allowed` is null. */
+function hostAllowed(allowed: ReadonlySet<string> | null, hostHeader: string | undefined): boolean {
+  if (allowed === null) return true;
+  if (!hostHeader) return false;
+  const name = hostHeader.startsWith("[")
+    ? hostHeader.slice(0, hostHeader.indexOf("]") + 1)
+    : hostHeader.split(":")[0]!;
+  const lower = name.toLowerCase();
+  return isLoopbackHost(lower) || lower.endsWith(".localhost") || allowed.has(lower);
 }
 
 /** 127.0.0.0/8, ::1 and localhost: the only interfaces the provider binds without a warning. */

@@ -6,23 +6,15 @@ import { env } from "cloudflare:workers";
 import { Application } from "gatehouse-workers";
 import { AuthServiceProvider, DefaultIdentityClient, SessionManager } from "gatehouse-workers/auth";
 import { beforeEach, describe, expect, inject, it } from "vitest";
+import { identityVariables } from "../../scripts/local-idp/identity-env";
+import { codeFor } from "../local-idp/flow-code";
 import { cookieHeader, cookiesFrom, ORIGIN, REDIRECT_URL } from "./helpers";
 
 const idp = inject("localIdp");
 const ADA = "user_01ADALOVELACE0000000000000";
 
 function client(overrides: Record<string, string> = {}, timeoutMs?: number) {
-  return new DefaultIdentityClient(
-    {
-      IDENTITY_API_KEY: idp.apiKey,
-      IDENTITY_CLIENT_ID: idp.clientId,
-      IDENTITY_API_HOSTNAME: idp.hostname,
-      IDENTITY_API_PORT: String(idp.port),
-      IDENTITY_API_HTTPS: "false",
-      ...overrides,
-    },
-    timeoutMs ? { timeoutMs } : {},
-  );
+  return new DefaultIdentityClient({ ...identityVariables(idp), ...overrides }, timeoutMs ? { timeoutMs } : {});
 }
 
 const local = (path: string, body?: unknown) =>
@@ -42,16 +34,9 @@ async function loginThrough(app: Application<typeof env>, userId: string) {
   const start = await app.fetch(new Request(`${ORIGIN}/auth/login?return_to=/welcome`));
   cookiesFrom(start, jar);
   const authorize = new URL(start.headers.get("Location")!);
-  const issued = (await (
-    await local("codes", {
-      user_id: userId,
-      state: authorize.searchParams.get("state"),
-      code_challenge: authorize.searchParams.get("code_challenge"),
-      redirect_uri: REDIRECT_URL,
-    })
-  ).json()) as { code: string };
+  const code = await codeFor(idp.url, authorize, userId, REDIRECT_URL);
   const callback = await app.fetch(
-    new Request(`${ORIGIN}/auth/callback?code=${issued.code}&state=${authorize.searchParams.get("state")}`, {
+    new Request(`${ORIGIN}/auth/callback?code=${code}&state=${authorize.searchParams.get("state")}`, {
       headers: { Cookie: cookieHeader(jar) },
     }),
   );

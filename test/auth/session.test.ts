@@ -241,3 +241,59 @@ describe("SessionManager", () => {
     await expect(failing.createSession(ada)).rejects.toMatchObject({ code: "session_store_unavailable" });
   });
 });
+
+describe("SessionManager hooks", () => {
+  it("tells onSignIn and onSignOut after the change, and a throwing hook never fails the request", async () => {
+    const seen: string[] = [];
+    const errors: unknown[][] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void errors.push(args);
+    try {
+      const sessions = makeSessions({
+        hooks: {
+          onSignIn: ({ userId }) => {
+            seen.push(`in ${userId}`);
+            throw new Error("observer broke");
+          },
+          onSignOut: ({ sessionId }) => void seen.push(`out ${sessionId.length}`),
+        },
+      });
+      const { sessionId } = await sessions.createSession(ada);
+      expect(await sessions.store.get(sessionId)).not.toBeNull();
+      await sessions.destroySession(sessionId);
+      expect(seen).toEqual([`in ${ada.id}`, "out 64"]);
+      expect(errors).toEqual([["gatehouse: onSignIn hook failed", "observer broke"]]);
+    } finally {
+      console.error = original;
+    }
+  });
+
+  it("does not wait for a hook past hookTimeoutMs: a hanging observer never holds up a sign-in", async () => {
+    const errors: unknown[][] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void errors.push(args);
+    try {
+      const sessions = makeSessions({ hookTimeoutMs: 20, hooks: { onSignIn: () => new Promise<void>(() => {}) } });
+      const { sessionId } = await sessions.createSession(ada);
+      expect(await sessions.store.get(sessionId)).not.toBeNull();
+      expect(errors[0]?.[0]).toBe("gatehouse: onSignIn hook took longer than 20 ms; not waited for");
+    } finally {
+      console.error = original;
+    }
+  });
+
+  it("defaults the refresh interval to half a short idle timeout, and refuses settings that cannot work", () => {
+    expect(makeSessions({ idleTimeout: 600 }).config.refreshInterval).toBe(300);
+    expect(makeSessions().config.refreshInterval).toBe(3600);
+    expect(() => makeSessions({ idleTimeout: 30 })).toThrow(/at least 60 seconds/);
+    expect(() => makeSessions({ cookie: { name: "gh_login_abc" } })).toThrow(/another Gatehouse cookie/);
+    expect(() => makeSessions({ cookie: { domain: "com" } })).toThrow(/cookie\.domain/);
+    expect(makeSessions({ cookie: { domain: "localhost", secure: false } }).config.domain).toBe("localhost");
+    expect(() => makeSessions({ hookTimeoutMs: 0 })).toThrow(/hookTimeoutMs/);
+  });
+
+  it("sets SameSite=Strict on the session cookie when asked", async () => {
+    const { response } = await makeSessions({ cookie: { sameSite: "Strict" } }).createSession(ada);
+    expect(response.headers.get("Set-Cookie")).toMatch(/; SameSite=Strict/);
+  });
+});

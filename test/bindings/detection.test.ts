@@ -7,27 +7,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { BINDING_CONVENTIONS, type BindingKind, detectBinding } from "../../client-sdk/registration";
-import { AiStandIn, DispatchNamespaceStandIn, VectorizeStandIn } from "./stand-ins";
+import { AiStandIn, oneOfEachBinding } from "./stand-ins";
 
 function everyKind(): Record<string, unknown> {
   return {
-    DB: env.DB,
-    ANALYTICS: env.ANALYTICS,
-    KV: env.KV,
-    CACHE: env.CACHE,
-    FILES: env.FILES,
-    JOBS: env.JOBS,
-    AI: new AiStandIn(),
+    ...oneOfEachBinding(),
     MODEL: new AiStandIn(),
-    VECTORS: new VectorizeStandIn(3),
-    COUNTERS: env.COUNTERS,
-    PG: env.PG,
-    DISPATCHER: new DispatchNamespaceStandIn({ alpha: env.CUSTOMER_ALPHA }),
-    AUX: env.AUX,
     AUX_RPC: env.AUX_RPC,
-    APP_NAME: env.APP_NAME,
-    FEATURE_FLAGS: env.FEATURE_FLAGS,
-    API_SECRET: "sk_live_not_a_binding",
     PORT: 8787,
     DEBUG: true,
     ORIGINS: ["https://a.example", "https://b.example"],

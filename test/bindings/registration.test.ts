@@ -21,27 +21,9 @@ import {
   VectorStore,
 } from "gatehouse-workers";
 import { describe, expect, it } from "vitest";
-import { AiStandIn, DispatchNamespaceStandIn, VectorizeStandIn } from "./stand-ins";
+import { oneOfEachBinding } from "./stand-ins";
 
-function testEnv() {
-  return {
-    DB: env.DB,
-    ANALYTICS: env.ANALYTICS,
-    KV: env.KV,
-    CACHE: env.CACHE,
-    FILES: env.FILES,
-    JOBS: env.JOBS,
-    AI: new AiStandIn() as unknown as Ai,
-    VECTORS: new VectorizeStandIn(3),
-    COUNTERS: env.COUNTERS,
-    PG: env.PG,
-    DISPATCHER: new DispatchNamespaceStandIn({ alpha: env.CUSTOMER_ALPHA }),
-    AUX: env.AUX,
-    APP_NAME: env.APP_NAME,
-    FEATURE_FLAGS: env.FEATURE_FLAGS,
-    API_SECRET: "sk_live_not_a_binding",
-  };
-}
+const testEnv = oneOfEachBinding;
 
 const create = (e: object = testEnv()) => Application.create(e, { providers: [new PlatformServiceProvider()] });
 

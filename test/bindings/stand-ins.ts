@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 /**
  * Stand-ins for the three bindings miniflare offers only as remote bindings
  * (Workers AI, Vectorize, dispatch namespaces). Each follows the interface
@@ -134,4 +135,28 @@ export class DispatchNamespaceStandIn implements DispatchNamespace {
     if (this.notFound === "get") throw new Error("Worker not found.");
     return new MissingWorker() as unknown as Fetcher;
   }
+}
+
+/**
+ * One binding of every kind the registration knows (the local ones from this project's env, the
+ * remote-only ones as stand-ins) and a var, a JSON var and a secret, which are not bindings.
+ */
+export function oneOfEachBinding() {
+  return {
+    DB: env.DB,
+    ANALYTICS: env.ANALYTICS,
+    KV: env.KV,
+    CACHE: env.CACHE,
+    FILES: env.FILES,
+    JOBS: env.JOBS,
+    AI: new AiStandIn() as unknown as Ai,
+    VECTORS: new VectorizeStandIn(3),
+    COUNTERS: env.COUNTERS,
+    PG: env.PG,
+    DISPATCHER: new DispatchNamespaceStandIn({ alpha: env.CUSTOMER_ALPHA }),
+    AUX: env.AUX,
+    APP_NAME: env.APP_NAME,
+    FEATURE_FLAGS: env.FEATURE_FLAGS,
+    API_SECRET: "sk_live_not_a_binding",
+  };
 }

@@ -1,7 +1,7 @@
 // `gatehouse-workers dev` without the real wrangler (too slow): the refusal of a .dev.vars the
 // worker's rules reject, the missing-wrangler message, taken ports, and a stand-in wrangler that
 // records how it was started, checks the provider is up, and exits or waits for a forwarded signal.
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { planDev } from "../../scripts/cli/dev-plan.ts";
@@ -18,14 +18,15 @@ function project(): string {
 }
 
 /**
- * Installs a stand-in `node_modules/.bin/wrangler`: it writes `wrangler-call.json` (its arguments,
- * two variables, the provider's health) and then exits 7, or with FAKE_WRANGLER=wait waits for a
- * signal and exits 0 on SIGTERM.
+ * Installs a stand-in `node_modules/wrangler/bin/wrangler.js` (what `dev` runs with its own Node):
+ * it writes `wrangler-call.json` (its arguments, two variables, the provider's health) and then
+ * exits 7, or with FAKE_WRANGLER=wait waits for a signal and exits 0 on SIGTERM.
  */
 function installFakeWrangler(dir: string): void {
-  const script = join(dir, "fake-wrangler.cjs");
+  const bin = join(dir, "node_modules", "wrangler", "bin");
+  mkdirSync(bin, { recursive: true });
   writeFileSync(
-    script,
+    join(bin, "wrangler.js"),
     `const fs = require("node:fs");
 const args = process.argv.slice(2);
 const idpPort = (args.find((a) => a.startsWith("IDENTITY_API_PORT:")) || "").split(":")[1];
@@ -42,11 +43,6 @@ const idpPort = (args.find((a) => a.startsWith("IDENTITY_API_PORT:")) || "").spl
 })();
 `,
   );
-  const bin = join(dir, "node_modules", ".bin");
-  mkdirSync(bin, { recursive: true });
-  const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
-  writeFileSync(join(bin, "wrangler"), `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(script)} "$@"\n`);
-  chmodSync(join(bin, "wrangler"), 0o755);
 }
 
 interface WranglerCall {

@@ -1,6 +1,7 @@
 // Issue 14 finding 8: the local identity provider is a development tool. It binds to loopback by
 // default; bound anywhere else it warns that signed webhook deliveries (GET /__local/webhooks) and
 // sign-in as any demo user are open to whoever can reach it.
+import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { isLoopbackHost, startLocalIdp } from "../../scripts/local-idp/server.ts";
 
@@ -43,5 +44,43 @@ describe("where the local identity provider listens", () => {
     ["192.168.1.20", false],
   ])("%s is loopback: %s", (host, loopback) => {
     expect(isLoopbackHost(host)).toBe(loopback);
+  });
+});
+
+describe("DNS rebinding: the Host header of a request", () => {
+  // A page on evil.example whose DNS name now points at 127.0.0.1 reaches the provider with its own Host.
+  const request = (port: number, host: string, path = "/__local/health") =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest({ host: "127.0.0.1", port, path, headers: { Host: host } }, (res) => {
+        let body = "";
+        res.on("data", (chunk) => (body += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+
+  it("answers loopback names and its public URL's host, and refuses any other name with 421", async () => {
+    const idp = await startLocalIdp({ ...keys, publicUrl: "http://idp.dev.test:9999" });
+    try {
+      for (const host of [`127.0.0.1:${idp.port}`, `localhost:${idp.port}`, `[::1]:${idp.port}`, "idp.dev.test:9999"]) {
+        expect((await request(idp.port, host)).status, host).toBe(200);
+      }
+      const rebound = await request(idp.port, `evil.example:${idp.port}`, "/__local/codes");
+      expect(rebound.status).toBe(421);
+      expect(JSON.parse(rebound.body)).toMatchObject({ code: "host_not_allowed" });
+    } finally {
+      await idp.close();
+    }
+  });
+
+  it("answers any name when deliberately bound beyond loopback (it warned)", async () => {
+    vi.spyOn(console, "warn").mockImplementation(() => {});
+    const idp = await startLocalIdp({ ...keys, host: "0.0.0.0" });
+    try {
+      expect((await request(idp.port, "devbox.lan")).status).toBe(200);
+    } finally {
+      await idp.close();
+    }
   });
 });

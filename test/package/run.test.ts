@@ -12,6 +12,7 @@ import { once } from "node:events";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { identityVariables, LOCAL_IDP_DEFAULTS } from "../../scripts/local-idp/index.ts";
 import {
   answers200,
   freePort,
@@ -92,11 +93,7 @@ beforeAll(async () => {
       AUTH_REDIRECT_URL: `${authUrl}/auth/callback`,
       AUTH_RETURN_ORIGINS: consumerUrl,
       GATEHOUSE_REVOCATION: mode,
-      IDENTITY_API_KEY: "sk_test_local",
-      IDENTITY_CLIENT_ID: "client_local",
-      IDENTITY_API_HOSTNAME: LOOPBACK,
-      IDENTITY_API_PORT: String(idpPort),
-      IDENTITY_API_HTTPS: "false",
+      ...identityVariables({ ...LOCAL_IDP_DEFAULTS, hostname: LOOPBACK, port: idpPort }),
     });
     auth = await startWranglerDev({
       name: `team-auth-${mode}`,

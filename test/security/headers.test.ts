@@ -5,12 +5,14 @@
  * input, browser and API clients), the rate limiter's 429, the provider being down, and the
  * worker misconfigured, over https and over http.
  */
+
 import { env } from "cloudflare:workers";
 import { type IdentityUser, SessionManager } from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "../../scripts/local-idp/webhook-signature";
 import { authApplication } from "../../workers/auth/app";
 import { cookieHeader, cookiesFrom } from "../auth/helpers";
+import { codeFor } from "../local-idp/flow-code";
 import { API, BROWSER, HeaderWalk } from "./helpers/headers";
 import { freshIp, idp, live, type WorkerEnv } from "./helpers/world";
 import worker from "./worker";
@@ -23,7 +25,7 @@ type WorkerRequest = Parameters<typeof worker.fetch>[0];
 /** The provider unreachable (nothing listens on port 1). */
 const providerDown: WorkerEnv = { ...live, IDENTITY_API_PORT: "1" };
 /** Webhooks without their secret: the route answers 503. */
-const noWebhookSecret: WorkerEnv = { ...live, IDENTITY_WEBHOOK_SECRET: undefined };
+const noWebhookSecret: WorkerEnv = { ...live, IDENTITY_WEBHOOK_SECRET: undefined as unknown as string };
 /** A worker that cannot run: a weak session secret, and no session store at all. */
 const weakSecret: WorkerEnv = { ...live, SESSION_SECRET: "short" };
 const noStore: WorkerEnv = { ...live, SESSIONS: undefined as unknown as KVNamespace };
@@ -100,18 +102,7 @@ async function walkAuthWorker(walk: Walk): Promise<void> {
   );
   const jar = cookiesFrom(start);
   const authorize = new URL(start.headers.get("Location")!);
-  const issued = (await (
-    await fetch(`${idp.url}/__local/codes`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({
-        user_id: ADA,
-        state: authorize.searchParams.get("state"),
-        code_challenge: authorize.searchParams.get("code_challenge"),
-        redirect_uri: env.AUTH_REDIRECT_URL,
-      }),
-    })
-  ).json()) as { code: string };
+  const issued = { code: await codeFor(idp.url, authorize, ADA, env.AUTH_REDIRECT_URL) };
   const state = authorize.searchParams.get("state")!;
   const callback = await walk.send("callback good", `/auth/callback?code=${issued.code}&state=${state}`, {
     headers: { ...nav, Cookie: cookieHeader(jar) },

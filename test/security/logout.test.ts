@@ -5,25 +5,10 @@
  * (a link from another site, an `<img>` on a sibling subdomain) gets a confirm page whose button
  * POSTs with a CSRF token; POST without a valid token is refused. No GET anywhere changes state.
  */
-import type { IdentityUser } from "gatehouse-workers/auth";
-import { SessionManager } from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
-import { authApplication } from "../../workers/auth/app";
-import { cookieHeader, cookiesFrom, live, me, ORIGIN, send } from "./helpers/world";
+import { cookieHeader, cookiesFrom, me, ORIGIN, send, signedInJar } from "./helpers/world";
 
-let counter = 0;
-async function signedIn(): Promise<Record<string, string>> {
-  const id = `user_logout_${Date.now().toString(36)}_${++counter}`;
-  const user: IdentityUser = {
-    id,
-    email: `${id}@acme.test`,
-    firstName: "Log",
-    lastName: "Out",
-    memberships: [{ organizationId: "org_acme", organizationSlug: "acme", role: "member" }],
-  };
-  const { response } = await authApplication(live).container.resolve(SessionManager).createSession(user, "org_acme");
-  return cookiesFrom(response);
-}
+const signedIn = () => signedInJar();
 
 async function stillSignedIn(jar: Record<string, string>): Promise<boolean> {
   return (await me(jar)).status === 200;

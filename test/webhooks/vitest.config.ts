@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
+import { identityVariables } from "../../scripts/local-idp/identity-env.ts";
 import { sourceAliases } from "../../tooling/source/aliases.ts";
 
 const here = import.meta.dirname;
@@ -19,11 +20,7 @@ export default defineProject({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
           bindings: {
-            IDENTITY_API_KEY: idp.apiKey,
-            IDENTITY_CLIENT_ID: idp.clientId,
-            IDENTITY_API_HOSTNAME: idp.hostname,
-            IDENTITY_API_PORT: String(idp.port),
-            IDENTITY_API_HTTPS: "false",
+            ...identityVariables(idp),
             WEBHOOK_IDP: { url: idp.url, receiverUrl: idp.receiverUrl },
           },
         },

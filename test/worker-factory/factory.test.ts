@@ -9,6 +9,8 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env, exports } from "cloudflare:workers";
 import { createAuthWorker } from "gatehouse-workers/worker";
 import { beforeEach, describe, expect, inject, it } from "vitest";
+import { cookieHeader, cookiesFrom } from "../auth/helpers";
+import { codeFor } from "../local-idp/flow-code";
 import { seen } from "./hooks";
 import worker from "./worker";
 
@@ -36,41 +38,16 @@ async function send(path: string, init: RequestInit = {}, e: Cloudflare.Env = en
   return res;
 }
 
-function cookiePairs(res: Response): Record<string, string> {
-  const jar: Record<string, string> = {};
-  for (const line of res.headers.getSetCookie()) {
-    const pair = line.split(";")[0]!;
-    jar[pair.slice(0, pair.indexOf("="))] = pair.slice(pair.indexOf("=") + 1);
-  }
-  return jar;
-}
-
-const header = (jar: Record<string, string>) =>
-  Object.entries(jar)
-    .map(([k, v]) => `${k}=${v}`)
-    .join("; ");
-
 /** A whole sign-in: /auth/login, a code from the provider for `userId`, /auth/callback. */
 let ips = 0;
 async function signIn(e: Cloudflare.Env, userId = ADA, ip = `192.0.2.${++ips}`) {
   const start = await send("/auth/login?return_to=/api/me", { headers: { "CF-Connecting-IP": ip } }, e);
   expect(start.status).toBe(302);
   const authorize = new URL(start.headers.get("Location")!);
-  const issued = (await (
-    await fetch(`${idp.url}/__local/codes`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({
-        user_id: userId,
-        state: authorize.searchParams.get("state"),
-        code_challenge: authorize.searchParams.get("code_challenge"),
-        redirect_uri: env.AUTH_REDIRECT_URL,
-      }),
-    })
-  ).json()) as { code: string };
+  const code = await codeFor(idp.url, authorize, userId, env.AUTH_REDIRECT_URL);
   const callback = await send(
-    `/auth/callback?code=${issued.code}&state=${authorize.searchParams.get("state")}`,
-    { headers: { Cookie: header(cookiePairs(start)), "CF-Connecting-IP": ip } },
+    `/auth/callback?code=${code}&state=${authorize.searchParams.get("state")}`,
+    { headers: { Cookie: cookieHeader(cookiesFrom(start)), "CF-Connecting-IP": ip } },
     e,
   );
   expect(callback.status).toBe(302);
@@ -121,6 +98,21 @@ describe("createAuthWorker with a team's own binding names", () => {
     },
   );
 
+  it("strict mode refuses a logged-out session even where KV still has its record; eventual mode accepts it there", async () => {
+    // Another location can serve a deleted KV record for up to ~60 s: put it back, as that location would read it.
+    for (const mode of ["strict", "eventual"] as const) {
+      const e = envFor({ GATEHOUSE_REVOCATION: mode });
+      const { cookie, sessionId } = await signIn(e);
+      const record = await env.AUTH_KV.get(`sess:${sessionId}`);
+      expect(record).not.toBeNull();
+      expect((await send("/auth/logout", { headers: { Cookie: cookie, ...ownNavigation } }, e)).status).toBe(302);
+      await env.AUTH_KV.put(`sess:${sessionId}`, record!, { expirationTtl: 600 });
+      const stale = await send("/api/me", { headers: { Cookie: cookie, Accept: "application/json" } }, e);
+      expect(stale.status, mode).toBe(mode === "strict" ? 401 : 200);
+      await env.AUTH_KV.delete(`sess:${sessionId}`);
+    }
+  });
+
   it("lists and revokes through PEOPLE, over its AuthService entrypoint, and tells onRevoke", async () => {
     const e = envFor({ GATEHOUSE_REVOCATION: "strict" });
     const a = await signIn(e);
@@ -138,7 +130,7 @@ describe("createAuthWorker with a team's own binding names", () => {
     });
   });
 
-  it("applies its route-limit table (login: 3 per minute) on LIMITS", async () => {
+  it("applies its route-limit table (login: 3 per day) on LIMITS", async () => {
     const ip = "198.51.100.77";
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
@@ -168,6 +160,21 @@ describe("createAuthWorker with a team's own binding names", () => {
     expect(() => createAuthWorker({ idleTimeout: 30 })).toThrow(/createAuthWorker: .*at least 60 seconds/);
     expect(() => createAuthWorker({ cookie: { name: "__Host-x" } })).toThrow(/createAuthWorker: cookie\.name/);
     expect(() => createAuthWorker({ cookie: { domain: ".example.com" } })).toThrow(/createAuthWorker: cookie\.domain/);
+    expect(() => createAuthWorker({ cookie: { domain: "com" } })).toThrow(/createAuthWorker: cookie\.domain/);
+    expect(() => createAuthWorker({ cookie: { name: "gh_csrf" } })).toThrow(/another Gatehouse cookie/);
+    expect(() => createAuthWorker({ redirectUrl: "http://auth.example.com/auth/callback" })).toThrow(
+      /createAuthWorker: redirectUrl is http: on a host that is not loopback/,
+    );
+    expect(() => createAuthWorker({ returnOrigins: ["https://app.example.com/path"] })).toThrow(
+      /createAuthWorker: returnOrigins: .* is not a bare origin/,
+    );
+    expect(() => createAuthWorker({ bindings: { sessions: "AUTH_KV", userSessions: "AUTH_KV" } })).toThrow(
+      /AUTH_KV for two roles/,
+    );
+  });
+
+  it("refuses a second auth worker in the same script (they would share the Durable Objects' options)", () => {
+    expect(() => createAuthWorker({ cookie: { name: "other" } })).toThrow(/called twice in one script/);
   });
 });
 
@@ -184,6 +191,20 @@ describe("createAuthWorker's start-up check", () => {
     } finally {
       console.error = original;
     }
-    expect(logs.some((line) => line.includes("AUTH_KV is not bound to a KV namespace"))).toBe(true);
+    expect(logs.some((line) => line.includes("AUTH_KV is not bound"))).toBe(true);
+  });
+
+  it("answers 503 while a binding the options named is not bound (PEOPLE: strict revocation cannot silently turn eventual)", async () => {
+    const { PEOPLE: _dropped, ...rest } = env;
+    const logs: string[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void logs.push(args.join(" "));
+    try {
+      const res = await send("/health", { headers: { Accept: "application/json" } }, rest as Cloudflare.Env);
+      expect(res.status).toBe(503);
+    } finally {
+      console.error = original;
+    }
+    expect(logs.some((line) => line.includes("PEOPLE is not bound"))).toBe(true);
   });
 });

@@ -1,5 +1,6 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
+import { identityVariables } from "../../scripts/local-idp/identity-env.ts";
 import { sourceAliases } from "../../tooling/source/aliases.ts";
 
 /**
@@ -16,11 +17,7 @@ export default defineProject({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
           bindings: {
-            IDENTITY_API_KEY: idp.apiKey,
-            IDENTITY_CLIENT_ID: idp.clientId,
-            IDENTITY_API_HOSTNAME: idp.hostname,
-            IDENTITY_API_PORT: String(idp.port),
-            IDENTITY_API_HTTPS: "false",
+            ...identityVariables(idp),
           },
         },
       };

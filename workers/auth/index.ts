@@ -13,6 +13,7 @@ export {
   redirectUrlProblem,
 } from "./config/rules";
 export { buildSetCookie, type CookieOptions, parseCookie, parseJwtExpiry } from "./cookies";
+export type { HmacSigner, RandomSource } from "./crypto";
 export { AuthError, type AuthErrorCode } from "./errors";
 export {
   DefaultIdentityClient,
@@ -49,6 +50,7 @@ export {
   type LogoutOptions,
 } from "./routes/handlers";
 export type {
+  ResolvedSessionConfig,
   RevocationMode,
   SessionCookieConfig,
   SessionHooks,

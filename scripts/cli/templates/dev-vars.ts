@@ -3,7 +3,7 @@
  * `.dev.vars.example` (the same keys, `__RANDOM__` for each secret). The identity lines point the
  * WorkOS SDK at the local identity provider. Renders text only; never invents a secret itself.
  */
-import { LOCAL_IDP_DEFAULTS } from "../../local-idp/index.ts";
+import { identityVariables, LOCAL_IDP_DEFAULTS } from "../../local-idp/index.ts";
 
 /** The secrets `init` generates, in file order. */
 export const GENERATED_SECRETS = ["SESSION_SECRET", "ADMIN_API_TOKEN", "IDENTITY_WEBHOOK_SECRET"] as const;
@@ -15,13 +15,8 @@ export const LOCAL_REDIRECT_URL = "http://127.0.0.1:8787/auth/callback";
 
 /** The five lines that point the worker at the local identity provider on `port`. */
 export function localIdentityLines(port: number = LOCAL_IDP_DEFAULTS.port, hostname = "127.0.0.1"): string[] {
-  return [
-    `IDENTITY_API_KEY=${LOCAL_IDP_DEFAULTS.apiKey}`,
-    `IDENTITY_CLIENT_ID=${LOCAL_IDP_DEFAULTS.clientId}`,
-    `IDENTITY_API_HOSTNAME=${hostname}`,
-    `IDENTITY_API_PORT=${port}`,
-    "IDENTITY_API_HTTPS=false",
-  ];
+  const variables = identityVariables({ ...LOCAL_IDP_DEFAULTS, hostname, port });
+  return Object.entries(variables).map(([name, value]) => `${name}=${value}`);
 }
 
 /** `.dev.vars` with `secrets`; `.dev.vars.example` when `secrets` is null. */

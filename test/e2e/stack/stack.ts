@@ -8,7 +8,12 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LOCAL_IDP_DEFAULTS, type LocalIdp, startLocalIdp } from "../../../scripts/local-idp/index.ts";
+import {
+  identityVariables,
+  LOCAL_IDP_DEFAULTS,
+  type LocalIdp,
+  startLocalIdp,
+} from "../../../scripts/local-idp/index.ts";
 import {
   answers200,
   freePort,
@@ -62,11 +67,7 @@ export async function startStack(): Promise<RunningStack> {
       ADMIN_API_TOKEN: randomBytes(32).toString("base64url"),
       AUTH_REDIRECT_URL: `${authUrl}/auth/callback`,
       AUTH_RETURN_ORIGINS: consumerUrl,
-      IDENTITY_API_KEY: LOCAL_IDP_DEFAULTS.apiKey,
-      IDENTITY_CLIENT_ID: LOCAL_IDP_DEFAULTS.clientId,
-      IDENTITY_API_HOSTNAME: HOST,
-      IDENTITY_API_PORT: String(idp.port),
-      IDENTITY_API_HTTPS: "false",
+      ...identityVariables({ ...LOCAL_IDP_DEFAULTS, hostname: HOST, port: idp.port }),
     });
     const consumerEnv = join(work, "consumer.env");
     writeEnvFile(consumerEnv, { AUTH_LOGIN_URL: `${authUrl}/auth/login` });

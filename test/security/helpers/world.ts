@@ -5,8 +5,12 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { type IdentityUser, SessionManager } from "gatehouse-workers/auth";
 import { inject } from "vitest";
+import { identityVariables } from "../../../scripts/local-idp/identity-env";
+import { type AuthWorkerEnv, authApplication } from "../../../workers/auth/app";
 import { cookieHeader, cookiesFrom } from "../../auth/helpers";
+import { providerCode as codeResponse } from "../../local-idp/flow-code";
 import worker from "../worker";
 
 export { cookieHeader, cookiesFrom };
@@ -15,17 +19,11 @@ export const idp = inject("localIdp");
 export const ORIGIN = "https://auth.example.com";
 export const REDIRECT_URL = `${ORIGIN}/auth/callback`;
 
-export type WorkerEnv = Parameters<typeof worker.fetch>[1];
+/** The worker's env as the tests build it: the security bindings and vars, as the auth module reads them. */
+export type WorkerEnv = AuthWorkerEnv & Cloudflare.Env;
 
 /** The security env, talking to the local identity provider. */
-export const live: WorkerEnv = {
-  ...env,
-  IDENTITY_API_KEY: idp.apiKey,
-  IDENTITY_CLIENT_ID: idp.clientId,
-  IDENTITY_API_HOSTNAME: idp.hostname,
-  IDENTITY_API_PORT: String(idp.port),
-  IDENTITY_API_HTTPS: "false",
-};
+export const live: WorkerEnv = { ...env, ...identityVariables(idp) };
 
 let ipCounter = 0;
 /** A fresh client address per request, so the route limits only trip where a test means them to. */
@@ -57,17 +55,7 @@ export async function providerCode(
   userId: string,
   organizationId: string | null = null,
 ): Promise<Response> {
-  return fetch(`${idp.url}/__local/codes`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({
-      user_id: userId,
-      state: authorize.searchParams.get("state"),
-      code_challenge: authorize.searchParams.get("code_challenge"),
-      redirect_uri: REDIRECT_URL,
-      ...(organizationId ? { organization_id: organizationId } : {}),
-    }),
-  });
+  return codeResponse(idp.url, authorize, userId, REDIRECT_URL, organizationId);
 }
 
 /** Starts a sign-in at `/auth/login?<query>` and returns the jar and the provider's authorize URL. */
@@ -89,4 +77,19 @@ export async function callback(authorize: URL, code: string, jar: Record<string,
 /** GET /api/me with the jar's cookies, as JSON. */
 export async function me(jar: Record<string, string>): Promise<Response> {
   return send("/api/me", { headers: { Cookie: cookieHeader(jar), Accept: "application/json" } });
+}
+
+let people = 0;
+/** A session of a fresh user (a member of Acme), made by the worker's own SessionManager: its cookie jar. */
+export async function signedInJar(e: WorkerEnv = live): Promise<Record<string, string>> {
+  const id = `user_sec_${Date.now().toString(36)}_${++people}`;
+  const user: IdentityUser = {
+    id,
+    email: `${id}@acme.test`,
+    firstName: "Test",
+    lastName: id,
+    memberships: [{ organizationId: "org_acme", organizationSlug: "acme", role: "member" }],
+  };
+  const { response } = await authApplication(e).container.resolve(SessionManager).createSession(user, "org_acme");
+  return cookiesFrom(response);
 }

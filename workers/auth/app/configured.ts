@@ -4,9 +4,11 @@
  * them when the host module's top level runs, before any request: the fetch
  * handler, the `AuthService` entrypoint and the `UserSessions` objects of the
  * same script read them from here, so a team re-exports our classes as they
- * are. One auth worker per script; the last `createAuthWorker` call wins.
+ * are. One auth worker per script: a second call with other options throws.
+ * It must run at module top level (a Durable Object isolate runs the module too).
  */
 import { UserSessions } from "../../../durable-objects/user-sessions";
+import { assertConfigured, type ConfigCheck, configVerdict } from "../config";
 import {
   type AuthWorkerOptions,
   DEFAULT_BINDINGS,
@@ -15,12 +17,20 @@ import {
 } from "../factory/options";
 
 let current: ResolvedAuthWorkerOptions | undefined;
+let given: AuthWorkerOptions | undefined;
 
 /** Records the worker's options (see module doc); returns them resolved. */
 export function configureAuthWorker(options: AuthWorkerOptions = {}): ResolvedAuthWorkerOptions {
-  current = resolveAuthWorkerOptions(options);
-  UserSessions.sessionsBinding = current.bindings.sessions;
-  return current;
+  const resolved = resolveAuthWorkerOptions(options);
+  if (given !== undefined && given !== options) {
+    throw new TypeError(
+      "createAuthWorker: called twice in one script; one auth worker per script (the Durable Objects and the AuthService entrypoint share its options)",
+    );
+  }
+  given = options;
+  current = resolved;
+  UserSessions.sessionsBinding = resolved.bindings.sessions;
+  return resolved;
 }
 
 export function authWorkerOptions(): ResolvedAuthWorkerOptions {
@@ -28,25 +38,53 @@ export function authWorkerOptions(): ResolvedAuthWorkerOptions {
   return current;
 }
 
-const views = new WeakMap<object, object>();
+/** The start-up check of this env with the options' own values (binding names, redirect URL, revocation). */
+export function authConfigVerdict(env: object): ConfigCheck {
+  return configVerdict(env, checkedOptions());
+}
+
+/** `authConfigVerdict` for the RPC entrypoint: throws the 503 refusal. */
+export function assertAuthConfigured(env: object): void {
+  assertConfigured(env, checkedOptions());
+}
+
+function checkedOptions() {
+  const { bindings, namedBindings, redirectUrl, revocation } = authWorkerOptions();
+  return {
+    sessionsBinding: bindings.sessions,
+    requiredBindings: namedBindings.filter((key) => key !== "sessions").map((key) => bindings[key]),
+    ...(redirectUrl ? { redirectUrl } : {}),
+    ...(revocation ? { revocation } : {}),
+    userSessionsBinding: bindings.userSessions,
+  };
+}
+
+/** Env views made here, so a view given back is returned as it is. */
+const viewOf = new WeakMap<object, object>();
+const views = new WeakSet<object>();
 
 /**
  * The env as the auth module reads it: the configured binding names under the default
- * names (`SESSIONS`, `USER_SESSIONS`, `RATE_LIMITER`). The same object for the same env.
+ * names (`SESSIONS`, `USER_SESSIONS`, `RATE_LIMITER`). The same object for the same env, and
+ * a view is its own view (so a caller that maps twice gets what it got the first time).
  */
 export function authEnvOf<E extends object>(env: E): E {
+  if (views.has(env)) return env;
   const { bindings } = authWorkerOptions();
   const renamed = (Object.keys(DEFAULT_BINDINGS) as (keyof typeof DEFAULT_BINDINGS)[]).filter(
     (key) => bindings[key] !== DEFAULT_BINDINGS[key],
   );
   if (renamed.length === 0) return env;
-  let view = views.get(env);
+  let view = viewOf.get(env);
   if (!view) {
     const source = env as Record<string, unknown>;
     const mapped: Record<string, unknown> = { ...source };
+    // The default names mean only what the options say: a binding that happens to carry a default
+    // name but plays no role here is not picked up under it.
     for (const key of renamed) mapped[DEFAULT_BINDINGS[key]] = source[bindings[key]];
     view = mapped;
-    views.set(env, view);
+    viewOf.set(env, view);
+    views.add(view);
   }
   return view as E;
 }

@@ -8,24 +8,49 @@
  */
 import { AuthError } from "../errors";
 import { errorPage } from "../routes/pages";
-import { type ConfigCheck, checkAuthEnvironment, describeProblems } from "./rules";
+import { type ConfigCheck, type ConfigProblem, checkAuthEnvironment, describeProblems } from "./rules";
 
 const verdicts = new WeakMap<object, ConfigCheck>();
 
+/** What the worker was configured with beyond env (`createAuthWorker`'s options); all optional. */
+export interface CheckedOptions {
+  /** The session KV namespace's binding name. Default `SESSIONS`. */
+  sessionsBinding?: string;
+  /** Durable Object bindings the options named: each must be bound. */
+  requiredBindings?: readonly string[];
+  /** The redirect URL of the options, checked instead of `AUTH_REDIRECT_URL` (then not required). */
+  redirectUrl?: string;
+  /** The revocation mode of the options; `strict` (here or in `GATEHOUSE_REVOCATION`) needs the session objects. */
+  revocation?: string;
+  /** The session objects' binding name. Default `USER_SESSIONS`. */
+  userSessionsBinding?: string;
+}
+
 /**
  * The environment's verdict, computed (and logged when it fails) once per env object: the
- * variables' rules, and the session KV namespace bound under `sessionsBinding` (the name the
- * worker was configured with, e.g. `createAuthWorker({ bindings: { sessions: "AUTH_KV" } })`).
+ * variables' rules (with the options' redirect URL in place of `AUTH_REDIRECT_URL`), the session
+ * KV namespace and every binding the options named, under their configured names, and the session
+ * objects whenever strict revocation is asked for.
  */
-export function configVerdict(env: object, sessionsBinding = "SESSIONS"): ConfigCheck {
+export function configVerdict(env: object, options: CheckedOptions = {}): ConfigCheck {
   let verdict = verdicts.get(env);
   if (!verdict) {
-    const vars = env as Readonly<Record<string, unknown>>;
-    verdict = checkAuthEnvironment(vars);
-    if (!isKvNamespace(vars[sessionsBinding])) {
-      const problem = { variable: sessionsBinding, rule: "not_bound" } as const;
-      verdict = { ok: false, problems: [...(verdict.ok ? [] : verdict.problems), problem] };
+    const given = env as Readonly<Record<string, unknown>>;
+    const vars = options.redirectUrl ? { ...given, AUTH_REDIRECT_URL: options.redirectUrl } : given;
+    const problems: ConfigProblem[] = [];
+    const rules = checkAuthEnvironment(vars);
+    if (!rules.ok) problems.push(...rules.problems);
+    const sessions = options.sessionsBinding ?? "SESSIONS";
+    if (!isKvNamespace(given[sessions])) problems.push({ variable: sessions, rule: "not_bound" });
+    for (const name of options.requiredBindings ?? []) {
+      if (!isObjectNamespace(given[name])) problems.push({ variable: name, rule: "not_bound" });
     }
+    const objects = options.userSessionsBinding ?? "USER_SESSIONS";
+    const strict = (options.revocation ?? given.GATEHOUSE_REVOCATION) === "strict";
+    if (strict && !isObjectNamespace(given[objects]) && !problems.some((p) => p.variable === objects)) {
+      problems.push({ variable: objects, rule: "not_bound" });
+    }
+    verdict = problems.length === 0 ? { ok: true } : { ok: false, problems };
     if (!verdict.ok) {
       for (const line of describeProblems(verdict.problems)) {
         console.error(`gatehouse: configuration refused: ${line}. Every request answers 503 until it is fixed.`);
@@ -46,12 +71,18 @@ export function unavailableResponse(request: Request): Response {
 }
 
 /** Throws the RPC-side refusal (status 503: consumers map it to `auth_service_unavailable`). */
-export function assertConfigured(env: object, sessionsBinding?: string): void {
-  if (!configVerdict(env, sessionsBinding).ok) {
+export function assertConfigured(env: object, options?: CheckedOptions): void {
+  if (!configVerdict(env, options).ok) {
     throw new AuthError("service_unavailable", { status: 503, message: "This service is not available right now." });
   }
 }
 
 function isKvNamespace(value: unknown): boolean {
   return typeof value === "object" && value !== null && typeof (value as KVNamespace).getWithMetadata === "function";
+}
+
+function isObjectNamespace(value: unknown): boolean {
+  return (
+    typeof value === "object" && value !== null && typeof (value as DurableObjectNamespace).idFromName === "function"
+  );
 }

@@ -4,5 +4,5 @@
  * of the worker and its RPC entrypoint, over the pure rules of `./rules`
  * (shared with `npm start`, public through `gatehouse-workers/auth`).
  */
-export { assertConfigured, configVerdict, unavailableResponse } from "./guard";
+export { assertConfigured, type CheckedOptions, configVerdict, unavailableResponse } from "./guard";
 export { type ConfigCheck, checkAuthEnvironment } from "./rules";

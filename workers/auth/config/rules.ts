@@ -72,7 +72,7 @@ export const RULE_TEXT: Readonly<Record<ConfigRule, string>> = {
   not_a_url: "is not a URL",
   http_not_loopback:
     "is http: on a host that is not loopback; use https (cookies would lose Secure and the __Host- prefix)",
-  not_bound: "is not bound to a KV namespace (declare it in the wrangler config's kv_namespaces)",
+  not_bound: "is not bound: declare it in the wrangler config (kv_namespaces or durable_objects.bindings)",
 };
 
 /** Why `value` is not an acceptable secret, or null when it is. */

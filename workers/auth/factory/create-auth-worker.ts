@@ -12,13 +12,16 @@
  * ```
  */
 import { type AuthWorkerEnv, authApplication, authSecurityHeaders } from "../app";
-import { authEnvOf, authWorkerOptions, configureAuthWorker } from "../app/configured";
-import { configVerdict, unavailableResponse } from "../config";
+import { authConfigVerdict, configureAuthWorker } from "../app/configured";
+import { unavailableResponse } from "../config";
 import type { AuthWorkerOptions } from "./options";
 
-/** The fetch handler `createAuthWorker` returns (a Workers `ExportedHandler`). */
+/**
+ * The fetch handler `createAuthWorker` returns (a Workers `ExportedHandler`). Its env is whatever
+ * the wrangler config binds (the names are the options'), so it fits `ExportedHandler<YourEnv>`.
+ */
 export interface AuthWorkerHandler {
-  fetch(request: Request, env: AuthWorkerEnv, ctx: ExecutionContext): Promise<Response>;
+  fetch(request: Request, env: object, ctx: ExecutionContext): Promise<Response>;
 }
 
 /**
@@ -29,12 +32,10 @@ export interface AuthWorkerHandler {
 export function createAuthWorker(options: AuthWorkerOptions = {}): AuthWorkerHandler {
   configureAuthWorker(options);
   return {
-    async fetch(request, rawEnv, ctx) {
-      if (!configVerdict(rawEnv, authWorkerOptions().bindings.sessions).ok) {
-        return authSecurityHeaders.applyTo(request, unavailableResponse(request));
-      }
-      const env = authEnvOf(rawEnv);
-      return authApplication(env).fetch(request, env, ctx);
+    async fetch(request, env, ctx) {
+      if (!authConfigVerdict(env).ok) return authSecurityHeaders.applyTo(request, unavailableResponse(request));
+      const app = authApplication(env as AuthWorkerEnv);
+      return app.fetch(request, app.env, ctx);
     },
   };
 }

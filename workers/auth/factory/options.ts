@@ -5,9 +5,12 @@
  * (`SESSION_SECRET`, `IDENTITY_API_KEY`, `IDENTITY_CLIENT_ID`,
  * `IDENTITY_WEBHOOK_SECRET`, `ADMIN_API_TOKEN`), checked at start.
  */
+
+import { redirectUrlProblem } from "../config/rules";
 import type { IdentityClient } from "../identity/identity-client";
 import { AUTH_RATE_LIMITS, type AuthRateLimits, type AuthRouteFamily } from "../limits";
 import type { AuthEnv } from "../provider";
+import { parseOrigins } from "../routes/return-to";
 import { type RevocationMode, resolveSessionConfig, type SessionHooks } from "../session/config";
 
 /** Binding names in the worker's env. Defaults: `SESSIONS`, `USER_SESSIONS`, `RATE_LIMITER`. */
@@ -71,6 +74,8 @@ export interface AuthWorkerOptions {
 
 export interface ResolvedAuthWorkerOptions extends AuthWorkerOptions {
   bindings: Required<AuthWorkerBindings>;
+  /** The binding names the options named themselves: these must be bound (a default one may be absent). */
+  namedBindings: (keyof AuthWorkerBindings)[];
   routes: Required<AuthWorkerRoutes>;
 }
 
@@ -95,6 +100,32 @@ export function resolveAuthWorkerOptions(options: AuthWorkerOptions = {}): Resol
   for (const [key, name] of Object.entries(bindings)) {
     if (typeof name !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
       throw new TypeError(`createAuthWorker: bindings.${key} must be a binding name, got ${JSON.stringify(name)}`);
+    }
+  }
+  // One binding per role: two roles under one name would hand the KV namespace to the session objects' code, or back.
+  const names = Object.values(bindings);
+  const twice = names.find((name, i) => names.indexOf(name) !== i);
+  if (twice) throw new TypeError(`createAuthWorker: bindings name ${twice} for two roles; each needs its own binding`);
+  const namedBindings = (Object.keys(options.bindings ?? {}) as (keyof AuthWorkerBindings)[]).filter(
+    (key) => options.bindings?.[key] !== undefined,
+  );
+  if (options.redirectUrl !== undefined) {
+    const problem = redirectUrlProblem(options.redirectUrl);
+    if (problem === "not_a_url") throw new TypeError(`createAuthWorker: redirectUrl is not a URL`);
+    if (problem) {
+      throw new TypeError(
+        "createAuthWorker: redirectUrl is http: on a host that is not loopback; use https (cookies would lose Secure and the __Host- prefix)",
+      );
+    }
+  }
+  let returnOrigins: string[] | undefined;
+  if (options.returnOrigins !== undefined) {
+    try {
+      returnOrigins = parseOrigins(options.returnOrigins.join(","));
+    } catch (err) {
+      throw new TypeError(
+        `createAuthWorker: returnOrigins: ${(err as Error).message.replace(/^AUTH_RETURN_ORIGINS: /, "")}`,
+      );
     }
   }
   for (const [family, limit] of Object.entries(options.rateLimits ?? {})) {
@@ -127,7 +158,13 @@ export function resolveAuthWorkerOptions(options: AuthWorkerOptions = {}): Resol
   } catch (err) {
     throw new TypeError(`createAuthWorker: ${(err as Error).message}`);
   }
-  return { ...options, bindings, routes: { ...ALL_ROUTES, ...options.routes } };
+  return {
+    ...options,
+    ...(returnOrigins ? { returnOrigins } : {}),
+    bindings,
+    namedBindings,
+    routes: { ...ALL_ROUTES, ...options.routes },
+  };
 }
 
 function isPositiveInteger(value: unknown): value is number {

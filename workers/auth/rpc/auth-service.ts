@@ -11,8 +11,7 @@ import type { AuthServiceApi, RpcSession } from "../../../client-sdk/protocol";
 import { DORateLimiter, type RateLimitDecision } from "../../../client-sdk/rate-limit";
 import type { RevocationResult, SessionInfo } from "../../../durable-objects/user-sessions";
 import { type AuthWorkerEnv, authApplication } from "../app";
-import { authEnvOf, authWorkerOptions } from "../app/configured";
-import { assertConfigured } from "../config";
+import { assertAuthConfigured, authEnvOf } from "../app/configured";
 import { isSessionId, isUserId } from "../ids";
 import { SessionManager } from "../session/session-manager";
 import type { AppUser } from "../types";
@@ -27,7 +26,7 @@ export class AuthService extends WorkerEntrypoint<AuthWorkerEnv> implements Auth
 
   /** The worker's configuration check, on the env as bound (binding names as configured). */
   #assertConfigured(): void {
-    assertConfigured(this.env, authWorkerOptions().bindings.sessions);
+    assertAuthConfigured(this.env);
   }
 
   /** The user of the session in this Cookie header, or null. */

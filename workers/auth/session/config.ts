@@ -65,6 +65,8 @@ export interface SessionManagerOptions {
   revocation?: RevocationMode;
   /** Called after sign-in, sign-out and revocation; a failing hook is logged, never fails the request. */
   hooks?: SessionHooks;
+  /** How long a request waits for a hook before going on without it (it keeps running). Default 1000 ms. */
+  hookTimeoutMs?: number;
 }
 
 export const SESSION_DEFAULTS = {
@@ -88,6 +90,7 @@ export interface ResolvedSessionConfig {
   clock: () => number;
   random: RandomSource | undefined;
   revocation: RevocationMode;
+  hookTimeoutMs: number;
 }
 
 export function resolveSessionConfig(options: SessionManagerOptions = {}): ResolvedSessionConfig {
@@ -97,6 +100,9 @@ export function resolveSessionConfig(options: SessionManagerOptions = {}): Resol
   const prefix = !secure ? "" : domain ? "__Secure-" : "__Host-";
   const idleTimeout = positive("idleTimeout", options.idleTimeout ?? SESSION_DEFAULTS.idleTimeout);
   const absoluteTimeout = positive("absoluteTimeout", options.absoluteTimeout ?? SESSION_DEFAULTS.absoluteTimeout);
+  if (idleTimeout < KV_MIN_TTL || absoluteTimeout < KV_MIN_TTL) {
+    throw new RangeError(`Session timeouts must be at least ${KV_MIN_TTL} seconds (KV's minimum expiry)`);
+  }
   // Default: an hour, or half the idle timeout when that is shorter (a short idle timeout still slides).
   const refreshInterval = positive(
     "refreshInterval",
@@ -107,12 +113,18 @@ export function resolveSessionConfig(options: SessionManagerOptions = {}): Resol
       `cookie.name must be a cookie token without the __Host-/__Secure- prefix (derived), got ${JSON.stringify(base)}`,
     );
   }
-  if (domain !== undefined && !DOMAIN.test(domain)) {
+  if (RESERVED_COOKIE_NAMES.test(base)) {
+    throw new TypeError(
+      `cookie.name ${JSON.stringify(base)} is the name of another Gatehouse cookie (CSRF or sign-in flow)`,
+    );
+  }
+  // A single label ("com") is a public suffix browsers refuse; loopback names are for local development.
+  if (domain !== undefined && (!DOMAIN.test(domain) || (!domain.includes(".") && domain !== "localhost"))) {
     throw new TypeError(`cookie.domain must be a host name such as "example.com", got ${JSON.stringify(domain)}`);
   }
-  if (idleTimeout < KV_MIN_TTL || absoluteTimeout < KV_MIN_TTL) {
-    throw new RangeError(`Session timeouts must be at least ${KV_MIN_TTL} seconds (KV's minimum expiry)`);
-  }
+  const hookTimeoutMs = options.hookTimeoutMs ?? 1000;
+  if (!Number.isFinite(hookTimeoutMs) || hookTimeoutMs <= 0)
+    throw new RangeError("hookTimeoutMs must be a positive number");
   const sameSite = options.cookie?.sameSite ?? "Lax";
   if (sameSite !== "Lax" && sameSite !== "Strict") throw new TypeError('cookie.sameSite must be "Lax" or "Strict"');
   const revocation = options.revocation ?? (options.userSessions ? "strict" : "eventual");
@@ -133,9 +145,12 @@ export function resolveSessionConfig(options: SessionManagerOptions = {}): Resol
     clock: options.clock ?? Date.now,
     random: options.random,
     revocation,
+    hookTimeoutMs,
   };
 }
 
+/** The CSRF cookie (`gh_csrf`) and the sign-in flow cookies (`gh_login_<state>`): a session cookie must not take their names. */
+const RESERVED_COOKIE_NAMES = /^gh_(csrf|login_.*)$/i;
 /** RFC 6265 cookie-name token. */
 const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** A host name: dot-separated labels of letters, digits and hyphens (no leading dot, no port). */

@@ -5,6 +5,8 @@
  * identified by a signed cookie. `resolveUser` never throws on any cookie;
  * only a failing store surfaces, as a 503 `AuthError` (fail closed).
  */
+
+import { withDeadline } from "../../../client-sdk/core/deadline";
 import type { RevocationResult, SessionInfo } from "../../../durable-objects/user-sessions";
 import { buildSetCookie, parseCookie } from "../cookies";
 import { HmacSigner } from "../crypto";
@@ -275,7 +277,11 @@ export class SessionManager {
     return this.#notify("onRevoke", { userId, scope, revoked: result.revoked, ...(sessionId ? { sessionId } : {}) });
   }
 
-  /** Runs one hook; its failure is logged (message only) and never reaches the request. */
+  /**
+   * Runs one hook after the change is committed. Its failure is logged (message only) and never
+   * reaches the request; one that takes longer than `hookTimeoutMs` is left running and logged,
+   * so a slow observer never holds up a sign-in, a sign-out or a revocation.
+   */
   async #notify<K extends keyof SessionHooks>(
     name: K,
     event: Parameters<NonNullable<SessionHooks[K]>>[0],
@@ -283,9 +289,15 @@ export class SessionManager {
     const hook = this.#hooks[name] as ((e: typeof event) => void | Promise<void>) | undefined;
     if (!hook) return;
     try {
-      await hook.call(this.#hooks, event);
+      const ran = new Promise<void>((resolve) => resolve(hook.call(this.#hooks, event)));
+      await withDeadline(ran, this.config.hookTimeoutMs, () => new HookTimeout());
     } catch (err) {
-      console.error(`gatehouse: ${name} hook failed`, err instanceof Error ? err.message : err);
+      const why =
+        err instanceof HookTimeout ? `took longer than ${this.config.hookTimeoutMs} ms; not waited for` : "failed";
+      console.error(
+        `gatehouse: ${name} hook ${why}`,
+        err instanceof HookTimeout ? "" : err instanceof Error ? err.message : err,
+      );
     }
   }
 
@@ -328,3 +340,6 @@ export function toAppUser(record: SessionRecord): AppUser {
     memberships: record.memberships.map((m) => ({ ...m })),
   };
 }
+
+/** A hook that outran its deadline. */
+class HookTimeout extends Error {}
