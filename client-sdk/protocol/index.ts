@@ -6,6 +6,33 @@
  * interface. Exported by name; nothing here imports an upper layer.
  */
 export type { AuthServiceApi, RpcSession } from "./auth-service";
-export type { RevocationReason, RevocationResult, SessionInfo, SessionMirror } from "./session-object";
-export { isSessionRecord, KVSessionStore, SESSION_PREFIX, type SessionRecord } from "./session-record";
+export type {
+  KnownDevice,
+  OrganizationEpoch,
+  RevocationActor,
+  RevocationReceipt,
+  SecurityEvent,
+  SecurityEventType,
+  SessionLocation,
+  SessionPolicy,
+  TimelinePage,
+} from "./security";
+export type {
+  RegisterResult,
+  RevocationReason,
+  RevocationResult,
+  SessionInfo,
+  SessionMirror,
+} from "./session-object";
+export {
+  isRevokedMark,
+  isSessionRecord,
+  KVSessionStore,
+  REVOKED_MARK_TTL_SECONDS,
+  type RevokedMark,
+  revokedMark,
+  SESSION_PREFIX,
+  type SessionRecord,
+  type StoredSession,
+} from "./session-record";
 export type { AppUser, IdentityUser, OrganizationMembership } from "./users";

@@ -4,6 +4,7 @@
  * module and, over RPC, with consumers: its session rows, the mirror written at
  * sign-in, revocation reasons and results. Types only.
  */
+import type { RevocationActor, SessionLocation, SessionPolicy } from "./security";
 
 /** One row of `sessions`, as the RPC methods return it. */
 export interface SessionInfo {
@@ -18,6 +19,10 @@ export interface SessionInfo {
   userAgent: string | null;
   ip: string | null;
   providerSessionId: string | null;
+  /** The device as a person reads it ("Firefox 140 on macOS"); null for sessions from before it was kept. */
+  device: string | null;
+  /** Where it signed in from. */
+  location: SessionLocation | null;
 }
 
 /** What `SessionManager` mirrors into the object when a session is created. */
@@ -31,6 +36,26 @@ export interface SessionMirror {
   userAgent?: string;
   ip?: string;
   providerSessionId?: string;
+  /** The device as a person reads it ("Firefox 140 on macOS"). */
+  device?: string;
+  /** The device without versions ("Firefox on macOS"): with the location, what makes a device new. */
+  deviceClass?: string;
+  location?: SessionLocation;
+  /** The cap on the user's sessions that applies to this sign-in (its organization's, else the default). */
+  policy?: SessionPolicy;
+  /** Record the sign-in on the user's timeline (default true). */
+  record?: boolean;
+}
+
+/** What the session object answers to a sign-in. */
+export interface RegisterResult {
+  registered: boolean;
+  /** Why not: the id was revoked before, or the cap refuses a new session. */
+  refusedBecause?: "revoked" | "session_limit";
+  /** The first sign-in from this device and place within the retention window. */
+  newDevice?: boolean;
+  /** Sessions the cap signed out to make room (`evict-oldest`). */
+  evicted?: number;
 }
 
 export type RevocationReason =
@@ -42,10 +67,16 @@ export type RevocationReason =
   | "user_deleted";
 
 export interface RevocationResult {
+  /** The receipt of this revocation (fetch it later by id); absent when nothing was revoked. */
+  receiptId?: string;
   /** Sessions revoked by this call. */
   revoked: number;
   /** Open sockets told and closed. */
   socketsClosed: number;
   /** KV records still to delete in later invocations (alarm). */
   pendingKvDeletes: number;
+  /** Milliseconds from the call until every session was refused in strict mode (the commit). */
+  refusedAfterMs?: number;
 }
+
+export type { RevocationActor };

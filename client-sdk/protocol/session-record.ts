@@ -48,6 +48,35 @@ export function isSessionRecord(value: unknown): value is SessionRecord {
   );
 }
 
+/**
+ * What KV holds under a revoked session's key for a day, in place of its record: whose session it
+ * was, so a later use of the cookie is refused and told to that user's timeline. Never a record
+ * (`isSessionRecord` refuses it), so code that only knows records reads "no session".
+ */
+export interface RevokedMark {
+  v: 1;
+  revoked: true;
+  userId: string;
+  revokedAt: number;
+}
+
+/** How long the mark stays (then the key is gone, as before revocations left marks). */
+export const REVOKED_MARK_TTL_SECONDS = 24 * 3600;
+
+export function revokedMark(userId: string, revokedAt: number): string {
+  const mark: RevokedMark = { v: 1, revoked: true, userId, revokedAt };
+  return JSON.stringify(mark);
+}
+
+export function isRevokedMark(value: unknown): value is RevokedMark {
+  if (typeof value !== "object" || value === null) return false;
+  const r = value as Record<string, unknown>;
+  return r.v === 1 && r.revoked === true && typeof r.userId === "string";
+}
+
+/** A KV lookup: a live record, the mark of a revoked session, or nothing. */
+export type StoredSession = { record: SessionRecord } | { revokedFrom: string } | null;
+
 export class KVSessionStore {
   readonly #kv: KVNamespace;
   readonly #clock: () => number;
@@ -61,10 +90,18 @@ export class KVSessionStore {
     return `${SESSION_PREFIX}${sessionId}`;
   }
 
-  /** The record, or null when absent or not a valid record. Store errors propagate. */
+  /** The record, or null when absent, revoked or not a valid record. Store errors propagate. */
   async get(sessionId: string): Promise<SessionRecord | null> {
+    const found = await this.lookup(sessionId);
+    return found && "record" in found ? found.record : null;
+  }
+
+  /** The record, or whose revoked session this was (its mark), or null. One KV read. */
+  async lookup(sessionId: string): Promise<StoredSession> {
     const value = await this.#kv.get(this.key(sessionId), "json");
-    return isSessionRecord(value) ? value : null;
+    if (isSessionRecord(value)) return { record: value };
+    if (isRevokedMark(value)) return { revokedFrom: value.userId };
+    return null;
   }
 
   /**

@@ -1,14 +1,24 @@
 /**
  * @module
  * When the session object's one alarm should fire: now while KV deletes are
- * pending (5 s later after a failed drain), else at the next due rewrite or the
- * earliest expiry of sessions, tombstones and provider-event state. A job about
+ * pending (5 s later after a failed drain), else at the next due rewrite or
+ * security-event delivery, or the earliest expiry of sessions, tombstones,
+ * provider-event state, timeline events and receipts. A job about
  * to run inline sets it as a continuation: at most `CONTINUATION_GUARD_MS` away,
  * never sooner. Pure: the object writes what this computes.
  */
 import { pendingKvDeletes } from "./revocation";
 
 const RETRY_DELAY_MS = 5_000;
+/** Tables whose rows the alarm purges at `expires_at`. */
+const EXPIRING_TABLES = [
+  "sessions",
+  "tombstones",
+  "processed_events",
+  "provider_memberships",
+  "timeline",
+  "receipts",
+] as const;
 /**
  * A multi-step job (KV deletes of a revocation, KV rewrites of a provider event) sets the alarm
  * this far ahead in the same storage commit as the job's rows, before its first await: if the
@@ -21,6 +31,8 @@ export interface AlarmInput {
   now: number;
   /** When the next queued rewrite is due, or null. */
   nextRewrite: number | null;
+  /** When the next security-event delivery is due, or null. */
+  nextDelivery: number | null;
   /** The last KV drain had failures: back off. */
   drainFailed: boolean;
   /** Called before a job's inline run (see `CONTINUATION_GUARD_MS`). */
@@ -33,15 +45,13 @@ export function nextAlarm(sql: SqlStorage, input: AlarmInput): number | null {
   if (pendingKvDeletes(sql) > 0) {
     return continuation ? now + CONTINUATION_GUARD_MS : now + (input.drainFailed ? RETRY_DELAY_MS : 0);
   }
-  const expiry = sql
-    .exec<{ t: number | null }>(
-      `SELECT MIN(t) AS t FROM (
-         SELECT MIN(expires_at) AS t FROM sessions UNION ALL SELECT MIN(expires_at) AS t FROM tombstones
-         UNION ALL SELECT MIN(expires_at) AS t FROM processed_events
-         UNION ALL SELECT MIN(expires_at) AS t FROM provider_memberships)`,
-    )
-    .one().t;
-  const candidates = [expiry, input.nextRewrite].filter((t): t is number => t !== null).map(Number);
+  // One query per table: workerd's SQLite caps compound SELECTs at a few terms.
+  const expiries = EXPIRING_TABLES.map(
+    (table) => sql.exec<{ t: number | null }>(`SELECT MIN(expires_at) AS t FROM ${table}`).one().t,
+  );
+  const candidates = [...expiries, input.nextRewrite, input.nextDelivery]
+    .filter((t): t is number => t !== null)
+    .map(Number);
   if (candidates.length === 0) return null;
   const at = Math.min(...candidates);
   return continuation ? Math.max(at, now + CONTINUATION_GUARD_MS) : at;

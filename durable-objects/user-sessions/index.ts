@@ -10,7 +10,16 @@
  * (idempotent by event id; membership changes rewrite every live session).
  */
 import { type Connection, type ConnectionContext, Server } from "partyserver";
+import type {
+  KnownDevice,
+  RevocationActor,
+  RevocationReceipt,
+  SessionLocation,
+  TimelinePage,
+} from "../../client-sdk/protocol/security";
+import type { RegisterResult } from "../../client-sdk/protocol/session-object";
 import { nextAlarm } from "./alarms";
+import { deviceKey, listDevices, noteDevice, pruneDevices } from "./devices";
 import {
   CLOSE_INTERNAL_ERROR,
   closedSocket,
@@ -24,22 +33,28 @@ import {
 } from "./live";
 import type { Membership } from "./memberships";
 import { CLOSE_SESSION_INACTIVE, encodeMessage } from "./messages";
+import { type Destinations, deliverDue, enqueueDeliveries, nextDelivery } from "./outbox";
 import { applyProviderEvent, purgeProviderEventState } from "./provider-events";
+import { pruneReceipts, readReceipt, storeReceipt } from "./receipts";
 import { commitRevocation, drainKvDeletes, pendingKvDeletes, sessionIds, toInfo } from "./revocation";
 import { RewriteQueue, rewriteLimit } from "./rewrites";
 import {
+  migrate,
   type ProviderEvent,
   type ProviderEventResult,
   type RevocationReason,
   type RevocationResult,
-  SCHEMA,
   type SessionInfo,
   type SessionMirror,
 } from "./schema";
+import { appendEvent, DEFAULT_RETENTION_MS, type NewEvent, pageTimeline, pruneTimeline } from "./timeline";
 
 export interface UserSessionsEnv {
   /** The session KV namespace, under the binding name in `UserSessions.sessionsBinding` (default SESSIONS). */
   SESSIONS?: KVNamespace;
+  /** Where security events are also sent as signed webhooks (with `SECURITY_EVENTS_WEBHOOK_SECRET`). */
+  SECURITY_EVENTS_WEBHOOK_URL?: string;
+  SECURITY_EVENTS_WEBHOOK_SECRET?: string;
   /** KV deletes per invocation (production limit: 1,000 KV operations). Default 500. */
   GATEHOUSE_REVOCATION_BATCH?: string;
   /** Sessions whose memberships one invocation rewrites after a provider event. Default 400. */
@@ -48,6 +63,10 @@ export interface UserSessionsEnv {
 
 export { CONTINUATION_GUARD_MS } from "./alarms";
 export { SESSION_HEADER } from "./live";
+export { receiptOwner } from "./receipts";
+
+/** A refused use of a revoked session, or a lockout, is recorded at most once per session in this window. */
+export const ATTEMPT_THROTTLE_MS = 10 * 60 * 1000;
 
 const DEFAULT_BATCH = 500;
 const DEFAULT_REWRITE_BATCH = 400;
@@ -64,6 +83,10 @@ export class UserSessions extends Server<ServerEnv> {
    * sessionsBinding = "AUTH_KV" }`.
    */
   static sessionsBinding = "SESSIONS";
+  /** The binding name of the Queue security events go to when it is bound (default `SECURITY_EVENTS`). */
+  static securityEventsQueue = "SECURITY_EVENTS";
+  /** How long timeline events, known devices and receipts are kept (default 90 days). */
+  static retentionMs = DEFAULT_RETENTION_MS;
 
   readonly #batch: number;
   readonly #rewriteBatch: number;
@@ -72,11 +95,16 @@ export class UserSessions extends Server<ServerEnv> {
   #drainFailed = false;
 
   readonly #kv: KVNamespace;
+  readonly #destinations: Destinations;
+  readonly #retentionMs: number;
 
   constructor(ctx: DurableObjectState, env: ServerEnv) {
     super(ctx, env);
-    ctx.storage.sql.exec(SCHEMA);
-    this.#kv = sessionsNamespace(env, (new.target as typeof UserSessions).sessionsBinding);
+    migrate(ctx.storage.sql);
+    const settings = new.target as typeof UserSessions;
+    this.#kv = sessionsNamespace(env, settings.sessionsBinding);
+    this.#retentionMs = settings.retentionMs;
+    this.#destinations = destinationsOf(env, settings.securityEventsQueue);
     const batch = Number(env.GATEHOUSE_REVOCATION_BATCH ?? DEFAULT_BATCH);
     this.#batch = Number.isInteger(batch) && batch > 0 && batch <= 900 ? batch : DEFAULT_BATCH;
     const rewriteBatch = Number(env.GATEHOUSE_REWRITE_BATCH ?? DEFAULT_REWRITE_BATCH);
@@ -86,7 +114,7 @@ export class UserSessions extends Server<ServerEnv> {
       sql: ctx.storage.sql,
       kv: this.#kv,
       notify: (sessionId, memberships, at) => this.#notifyUpdated(sessionId, memberships, at),
-      giveUp: (ids) => this.#revoke(ids, "provider"),
+      giveUp: (ids) => this.#revoke(ids, "provider", { kind: "system", label: "membership_rewrite_failed" }),
       redelete: (id) => {
         ctx.storage.sql.exec("INSERT OR IGNORE INTO kv_deletes (id) VALUES (?)", id);
         this.#scheduleAlarm();
@@ -96,14 +124,50 @@ export class UserSessions extends Server<ServerEnv> {
 
   // ---- RPC ----------------------------------------------------------------
 
-  /** Mirrors a new session. Refuses an id that was revoked (tombstoned). */
-  register(session: SessionMirror): { registered: boolean } {
+  /**
+   * Mirrors a new session, atomically with the user's session policy: past `policy.maxSessions`
+   * live sessions, the oldest are signed out (`evict-oldest`) or this one is refused
+   * (`refuse-new`). Refuses an id that was revoked (tombstoned). Records the sign-in, and a new
+   * device, on the timeline. Nothing awaits before the row is in: concurrent sign-ins each see
+   * the others, so exactly the cap remain.
+   */
+  register(session: SessionMirror): RegisterResult {
     const sql = this.ctx.storage.sql;
-    if (sql.exec("SELECT 1 FROM tombstones WHERE id = ?", session.id).toArray().length > 0)
-      return { registered: false };
+    const now = objectNow();
+    if (sql.exec("SELECT 1 FROM tombstones WHERE id = ?", session.id).toArray().length > 0) {
+      return { registered: false, refusedBecause: "revoked" };
+    }
+    const cap = session.policy?.maxSessions ?? null;
+    let evict: string[] = [];
+    if (cap !== null) {
+      const live = sql
+        .exec<{ id: string }>(
+          "SELECT id FROM sessions WHERE expires_at > ? AND id != ? ORDER BY created_at, id",
+          now,
+          session.id,
+        )
+        .toArray()
+        .map((r) => r.id);
+      if (live.length >= cap) {
+        if (session.policy?.onLimit === "refuse-new") {
+          this.#record({
+            type: "session.refused",
+            at: now,
+            actor: { kind: "policy", label: "max_sessions" },
+            device: session.device ?? null,
+            ip: session.ip ?? null,
+            location: session.location ?? null,
+            detail: { reason: "session_limit", maxSessions: cap },
+          });
+          return { registered: false, refusedBecause: "session_limit" };
+        }
+        evict = live.slice(0, live.length - cap + 1);
+      }
+    }
+    const key = deviceKey(session.deviceClass, session.location);
     sql.exec(
-      `INSERT OR REPLACE INTO sessions (id, created_at, last_seen_at, expires_at, absolute_expires_at, organization_id, user_agent, ip, provider_session_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR REPLACE INTO sessions (id, created_at, last_seen_at, expires_at, absolute_expires_at, organization_id, user_agent, ip, provider_session_id, device, device_key, location)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       session.id,
       session.createdAt,
       session.lastSeenAt,
@@ -113,12 +177,44 @@ export class UserSessions extends Server<ServerEnv> {
       session.userAgent ?? null,
       session.ip ?? null,
       session.providerSessionId ?? null,
+      session.device ?? null,
+      key,
+      session.location ? JSON.stringify(session.location) : null,
     );
+    const newDevice = noteDevice(
+      sql,
+      key,
+      session.device ?? "Unknown device",
+      session.location ?? null,
+      now,
+      this.#retentionMs,
+    );
+    if (session.record !== false) {
+      const where = {
+        sessionId: session.id,
+        device: session.device ?? null,
+        ip: session.ip ?? null,
+        location: session.location ?? null,
+      };
+      this.#record({
+        ...where,
+        type: "session.signed_in",
+        at: now,
+        dedupe: `signin:${session.id}`,
+        detail: { organizationId: session.organizationId ?? null, newDevice },
+      });
+      if (newDevice)
+        this.#record({ ...where, type: "session.new_device", at: now, dedupe: `newdevice:${session.id}`, detail: {} });
+    }
     // Its memberships may predate a provider change applied moments ago: re-apply those.
     this.#rewrites.catchUp(session.id, objectNow());
+    if (evict.length > 0) {
+      // Same synchronous block as the insert: the cap holds before any other request runs here.
+      void this.#revoke(evict, "revoked", { kind: "policy", label: "max_sessions" }, { inlineKv: false, at: now });
+    }
     this.#scheduleAlarm();
     this.#broadcastChanged();
-    return { registered: true };
+    return { registered: true, newDevice, evicted: evict.length };
   }
 
   /**
@@ -151,38 +247,136 @@ export class UserSessions extends Server<ServerEnv> {
       .map(toInfo);
   }
 
-  /** True while the session is mirrored here, unexpired and not revoked. */
+  /**
+   * True while the session is mirrored here, unexpired, not revoked, and issued after every
+   * organization kill switch this user's object was told of.
+   */
   isActive(sessionId: string, now: number = objectNow()): boolean {
     return (
-      this.ctx.storage.sql.exec("SELECT 1 FROM sessions WHERE id = ? AND expires_at > ?", sessionId, now).toArray()
-        .length > 0
+      this.ctx.storage.sql
+        .exec(
+          `SELECT 1 FROM sessions WHERE id = ? AND expires_at > ?
+             AND created_at >= COALESCE((SELECT MAX(epoch) FROM organization_epochs), 0)`,
+          sessionId,
+          now,
+        )
+        .toArray().length > 0
     );
   }
 
-  revoke(sessionId: string, reason: RevocationReason = "revoked"): Promise<RevocationResult> {
-    return this.#revoke([sessionId], reason);
+  revoke(
+    sessionId: string,
+    reason: RevocationReason = "revoked",
+    actor: RevocationActor = { kind: "user" },
+  ): Promise<RevocationResult> {
+    return this.#revoke([sessionId], reason, actor);
   }
 
   /**
    * Revokes the session only while it is active here (mirrored, unexpired, not revoked);
    * null otherwise. One call, so no other request can land between the check and the revocation.
    */
-  async revokeActive(sessionId: string, now: number = objectNow()): Promise<RevocationResult | null> {
+  async revokeActive(
+    sessionId: string,
+    now: number = objectNow(),
+    actor: RevocationActor = { kind: "user" },
+  ): Promise<RevocationResult | null> {
     if (!this.isActive(sessionId, now)) return null;
-    return this.#revoke([sessionId], "revoked");
+    return this.#revoke([sessionId], "revoked", actor);
   }
 
-  revokeAll(reason: RevocationReason = "revoked_all"): Promise<RevocationResult> {
-    return this.#revoke(sessionIds(this.ctx.storage.sql, "1 = 1"), reason, true);
+  revokeAll(
+    reason: RevocationReason = "revoked_all",
+    actor: RevocationActor = { kind: "user" },
+  ): Promise<RevocationResult> {
+    return this.#revoke(sessionIds(this.ctx.storage.sql, "1 = 1"), reason, actor, { everyone: true });
   }
 
-  revokeOthers(keepSessionId: string): Promise<RevocationResult> {
-    return this.#revoke(sessionIds(this.ctx.storage.sql, "id != ?", keepSessionId), "signed_out_elsewhere");
+  revokeOthers(keepSessionId: string, actor: RevocationActor = { kind: "user" }): Promise<RevocationResult> {
+    return this.#revoke(sessionIds(this.ctx.storage.sql, "id != ?", keepSessionId), "signed_out_elsewhere", actor);
   }
 
   /** Revokes the session opened with this provider session id (WorkOS `sid`). */
   revokeByProviderSession(providerSessionId: string): Promise<RevocationResult> {
-    return this.#revoke(sessionIds(this.ctx.storage.sql, "provider_session_id = ?", providerSessionId), "provider");
+    return this.#revoke(sessionIds(this.ctx.storage.sql, "provider_session_id = ?", providerSessionId), "provider", {
+      kind: "provider",
+      label: "session.revoked",
+    });
+  }
+
+  /**
+   * An organization's kill switch reaching this member: every session issued before `epoch` is
+   * ended, and stays refused (`isActive`) however its KV record fares. Strict mode refuses them
+   * from the commit; the KV marks are written by the alarm, so the switch's fan-out never waits on KV.
+   */
+  async endForOrganization(organizationId: string, epoch: number, actor: RevocationActor): Promise<RevocationResult> {
+    const sql = this.ctx.storage.sql;
+    const now = objectNow();
+    sql.exec(
+      `INSERT INTO organization_epochs (organization_id, epoch) VALUES (?, ?)
+       ON CONFLICT (organization_id) DO UPDATE SET epoch = MAX(epoch, excluded.epoch)`,
+      organizationId,
+      epoch,
+    );
+    this.#record({
+      type: "organization.sessions_ended",
+      at: now,
+      actor,
+      dedupe: `orgend:${organizationId}:${epoch}`,
+      detail: { organizationId, epoch },
+    });
+    return this.#revoke(sessionIds(sql, "created_at < ?", epoch), "revoked_all", actor, {
+      everyone: false,
+      inlineKv: false,
+      at: now,
+    });
+  }
+
+  /** Records a use of one of this user's revoked sessions (its cookie presented again), at most once per session per 10 minutes. */
+  recordRefused(sessionId: string, seen: { ip?: string; device?: string; location?: SessionLocation } = {}): boolean {
+    const now = objectNow();
+    return (
+      this.#record({
+        type: "session.refused",
+        at: now,
+        sessionId,
+        dedupe: `refused:${sessionId}:${Math.floor(now / ATTEMPT_THROTTLE_MS)}`,
+        ip: seen.ip ?? null,
+        device: seen.device ?? null,
+        location: seen.location ?? null,
+        detail: { reason: "revoked" },
+      }) !== null
+    );
+  }
+
+  /** Records a rate-limit lockout of a request that carried this session, at most once per session and route family per 10 minutes. */
+  recordLockout(sessionId: string, family: string, retryAfterSeconds: number, ip?: string): boolean {
+    const now = objectNow();
+    return (
+      this.#record({
+        type: "ratelimit.lockout",
+        at: now,
+        sessionId,
+        ip: ip ?? null,
+        dedupe: `lockout:${sessionId}:${family}:${Math.floor(now / ATTEMPT_THROTTLE_MS)}`,
+        detail: { family, retryAfter: retryAfterSeconds },
+      }) !== null
+    );
+  }
+
+  /** The user's timeline, newest first, one page at a time. */
+  timeline(options: { cursor?: string | null; limit?: number } = {}): TimelinePage {
+    return pageTimeline(this.ctx.storage.sql, this.#userId(), { ...options, now: objectNow() });
+  }
+
+  /** The devices and places the user signed in from within the retention window. */
+  devices(): KnownDevice[] {
+    return listDevices(this.ctx.storage.sql, objectNow(), this.#retentionMs);
+  }
+
+  /** A receipt of this object's revocations, by id; null when unknown or pruned. */
+  receipt(id: string): RevocationReceipt | null {
+    return readReceipt(this.ctx.storage.sql, id);
   }
 
   /**
@@ -199,7 +393,8 @@ export class UserSessions extends Server<ServerEnv> {
         rewrites: this.#rewrites,
         rewriteLimit: rewriteLimit(0, this.#rewriteBatch),
         revokeByProviderSession: (id) => this.revokeByProviderSession(id),
-        revokeAll: () => this.revokeAll("user_deleted"),
+        revokeAll: () => this.revokeAll("user_deleted", { kind: "provider", label: "user.deleted" }),
+        record: (event) => void this.#record(event),
         scheduleAlarm: (continuation) => this.#scheduleAlarm(continuation),
       },
       event,
@@ -218,7 +413,14 @@ export class UserSessions extends Server<ServerEnv> {
   }
 
   /** Counts for tests and operators: rows, tombstones, pending KV deletes, open sockets. */
-  stats(): { sessions: number; tombstones: number; pendingKvDeletes: number; sockets: number } {
+  stats(): {
+    sessions: number;
+    tombstones: number;
+    pendingKvDeletes: number;
+    sockets: number;
+    events: number;
+    pendingDeliveries: number;
+  } {
     const count = (table: string) =>
       Number(this.ctx.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n);
     return {
@@ -226,6 +428,8 @@ export class UserSessions extends Server<ServerEnv> {
       tombstones: count("tombstones"),
       pendingKvDeletes: count("kv_deletes"),
       sockets: [...this.getConnections()].length,
+      events: count("timeline"),
+      pendingDeliveries: count("outbox"),
     };
   }
 
@@ -305,22 +509,79 @@ export class UserSessions extends Server<ServerEnv> {
     sql.exec("DELETE FROM sessions WHERE expires_at <= ?", now);
     sql.exec("DELETE FROM tombstones WHERE expires_at <= ?", now);
     purgeProviderEventState(sql, now);
+    pruneTimeline(sql, now);
+    pruneDevices(sql, now, this.#retentionMs);
+    pruneReceipts(sql, now);
+    await deliverDue(sql, this.#userId(), this.#destinations, now);
     this.#scheduleAlarm();
   }
 
   // ---- helpers (not reachable over RPC) ------------------------------------
 
-  async #revoke(ids: string[], reason: RevocationReason, everyone = false): Promise<RevocationResult> {
+  /**
+   * Revokes `ids`: commits tombstones and queued KV marks (strict mode refuses them from here), tells
+   * and closes their tabs, keeps a receipt, records it on the timeline, then writes the KV marks
+   * inline (`inlineKv`, default) or leaves them to the alarm.
+   */
+  async #revoke(
+    ids: string[],
+    reason: RevocationReason,
+    actor: RevocationActor,
+    options: { everyone?: boolean; inlineKv?: boolean; at?: number } = {},
+  ): Promise<RevocationResult> {
+    const started = options.at ?? objectNow();
     const now = objectNow();
     // Durable state first, atomically: from here on the sessions are invalid in strict mode.
     const revoked = commitRevocation(this.ctx.storage, ids, reason, now);
-    // Same commit as the rows above (no await in between): a crash from here on resumes the deletes.
-    this.#scheduleAlarm(true);
-    const socketsClosed = notifyRevoked(this.getConnections<{ sessionId: string }>(), ids, reason, now, everyone);
-    if (revoked > 0) this.#broadcastChanged();
-    const pendingKvDeletes = await this.#drainKvDeletes();
+    const refusedAfterMs = Math.max(0, objectNow() - started);
+    // Same commit as the rows above (no await in between): a crash from here on resumes the KV writes.
+    this.#scheduleAlarm(options.inlineKv !== false);
+    const socketsClosed = notifyRevoked(
+      this.getConnections<{ sessionId: string }>(),
+      ids,
+      reason,
+      now,
+      options.everyone ?? false,
+    );
+    let receiptId: string | undefined;
+    if (revoked > 0) {
+      const sql = this.ctx.storage.sql;
+      receiptId = storeReceipt(
+        sql,
+        this.#userId(),
+        { at: now, actor, sessionIds: ids, revoked, socketsClosed, refusedAfterMs },
+        this.#retentionMs,
+      );
+      this.#record({
+        type: reason === "logout" ? "session.signed_out" : "session.revoked",
+        at: now,
+        sessionId: ids.length === 1 ? ids[0]! : null,
+        actor,
+        detail: { receiptId, sessions: revoked, reason },
+      });
+      this.#broadcastChanged();
+    }
+    const pending = options.inlineKv === false ? pendingKvDeletes(this.ctx.storage.sql) : await this.#drainKvDeletes();
     this.#scheduleAlarm();
-    return { revoked, socketsClosed, pendingKvDeletes };
+    return { ...(receiptId ? { receiptId } : {}), revoked, socketsClosed, pendingKvDeletes: pending, refusedAfterMs };
+  }
+
+  /** Appends a timeline event, queues its deliveries and tells the user's open tabs; null for a duplicate. */
+  #record(event: NewEvent): ReturnType<typeof appendEvent> {
+    const sql = this.ctx.storage.sql;
+    const stored = appendEvent(sql, this.#userId(), event, this.#retentionMs);
+    if (!stored) return null;
+    enqueueDeliveries(sql, stored.seq, this.#destinations, event.at);
+    this.broadcast(encodeMessage({ type: "timeline.appended", event: stored }));
+    this.#scheduleAlarm();
+    return stored;
+  }
+
+  /** This object's user: the name it was addressed by. */
+  #userId(): string {
+    const name = this.ctx.id.name;
+    if (!name) throw new Error("UserSessions must be addressed by idFromName(userId)");
+    return name;
   }
 
   #notifyUpdated(sessionId: string, memberships: Membership[], at: number): void {
@@ -333,7 +594,8 @@ export class UserSessions extends Server<ServerEnv> {
 
   /** Deletes up to one batch of pending KV records; returns how many are still pending. */
   async #drainKvDeletes(): Promise<number> {
-    const { pending, failed } = await drainKvDeletes(this.ctx.storage.sql, this.#kv, this.#batch);
+    const sql = this.ctx.storage.sql;
+    const { pending, failed } = await drainKvDeletes(sql, this.#kv, this.#batch, this.#userId(), objectNow());
     this.#drainFailed = failed;
     return pending;
   }
@@ -346,12 +608,24 @@ export class UserSessions extends Server<ServerEnv> {
     const at = nextAlarm(this.ctx.storage.sql, {
       now: objectNow(),
       nextRewrite: this.#rewrites.nextDue(),
+      nextDelivery: nextDelivery(this.ctx.storage.sql),
       drainFailed: this.#drainFailed,
       continuation,
     });
     if (at === null) this.ctx.storage.deleteAlarm().catch(alarmFailed);
     else this.ctx.storage.setAlarm(at).catch(alarmFailed);
   }
+}
+
+/** Where this object's security events go: the Queue if bound, the webhook if its URL and secret are set. */
+function destinationsOf(env: Readonly<Record<string, unknown>>, queueBinding: string): Destinations {
+  const queue = env[queueBinding];
+  const url = env.SECURITY_EVENTS_WEBHOOK_URL;
+  const secret = env.SECURITY_EVENTS_WEBHOOK_SECRET;
+  return {
+    queue: queue && typeof (queue as Queue).sendBatch === "function" ? (queue as Queue<never>) : null,
+    webhook: typeof url === "string" && url && typeof secret === "string" && secret ? { url, secret } : null,
+  };
 }
 
 /** A failed alarm write is logged; the next write to the object schedules again. */

@@ -5,6 +5,7 @@
  * A tab must treat `session.revoked` as final: the server closes it right after.
  */
 import superjson from "superjson";
+import type { SecurityEvent } from "../../client-sdk/protocol/security";
 import type { RevocationReason } from "./schema";
 
 /** Close code sent with `session.revoked`. */
@@ -21,6 +22,7 @@ export type LiveMessage =
       updatedAt: Date;
     }
   | { type: "sessions.changed"; at: Date }
+  | { type: "timeline.appended"; event: SecurityEvent }
   | { type: "pong"; at: Date };
 
 export function encodeMessage(message: LiveMessage): string {

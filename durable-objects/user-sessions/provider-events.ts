@@ -10,6 +10,7 @@
 import { objectNow } from "../clock";
 import type { RewriteQueue } from "./rewrites";
 import type { ProviderEvent, ProviderEventResult, RevocationResult } from "./schema";
+import type { NewEvent } from "./timeline";
 
 /** Processed event ids (and membership ordering state) are kept this long: WorkOS retries for up to 3 days. */
 export const PROCESSED_EVENT_TTL_MS = 4 * 24 * 3600 * 1000;
@@ -21,6 +22,8 @@ export interface ProviderEventHost {
   rewriteLimit: number;
   revokeByProviderSession(providerSessionId: string): Promise<RevocationResult>;
   revokeAll(): Promise<RevocationResult>;
+  /** Appends an event to the user's timeline. */
+  record(event: NewEvent): void;
   /** `continuation`: before an inline run of queued work, so a crash mid-run resumes it (see UserSessions). */
   scheduleAlarm(continuation?: boolean): void;
 }
@@ -84,6 +87,18 @@ export async function applyProviderEvent(host: ProviderEventHost, event: Provide
     now,
     now + PROCESSED_EVENT_TTL_MS,
   );
+  host.record({
+    type: "membership.changed",
+    at: now,
+    dedupe: `membership:${event.id}`,
+    actor: { kind: "provider" },
+    detail: {
+      change: event.type.slice("organization_membership.".length),
+      organizationId: event.organizationId,
+      organizationSlug: event.organizationSlug,
+      role: event.role,
+    },
+  });
   result.sessionsQueued = rewrites.enqueueLive(event.organizationId, now);
   // Same commit as the queued rows (no await in between): a crash from here on resumes the rewrites.
   host.scheduleAlarm(true);

@@ -1,12 +1,12 @@
 /**
  * @module
  * The session mirror's storage side of a revocation: one synchronous
- * transaction moves the sessions to tombstones and queues their KV deletes
- * (from that instant strict mode refuses them), then the deletes drain in
- * batches, 25 at a time. Pure storage work over SQLite and KV; telling the
+ * transaction moves the sessions to tombstones and queues their KV records'
+ * replacement by a revoked mark (from that instant strict mode refuses them),
+ * then the writes drain in batches, 25 at a time. Pure storage work over SQLite and KV; telling the
  * tabs and scheduling the alarm stay with the object.
  */
-import { SESSION_PREFIX } from "../../client-sdk/protocol/session-record";
+import { REVOKED_MARK_TTL_SECONDS, revokedMark, SESSION_PREFIX } from "../../client-sdk/protocol/session-record";
 import type { RevocationReason, SessionInfo } from "./schema";
 
 // Measured on local KV: 25 concurrent deletes is the fastest (bench/sessions, see ARCHITECTURE.md).
@@ -48,11 +48,17 @@ export function pendingKvDeletes(sql: SqlStorage): number {
   return Number(sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM kv_deletes").one().n);
 }
 
-/** Deletes up to `batch` pending KV records; returns how many are still pending and whether any failed. */
+/**
+ * Replaces up to `batch` pending KV records with the revoked mark (whose session it was, for a day:
+ * a later use is refused and attributed); returns how many are still pending and whether any failed.
+ * One KV write per session, as a delete was.
+ */
 export async function drainKvDeletes(
   sql: SqlStorage,
   kv: KVNamespace,
   batch: number,
+  userId: string,
+  now: number,
 ): Promise<{ pending: number; failed: boolean }> {
   const ids = sql
     .exec<{ id: string }>("SELECT id FROM kv_deletes LIMIT ?", batch)
@@ -61,12 +67,20 @@ export async function drainKvDeletes(
   let failed = false;
   for (let i = 0; i < ids.length; i += KV_PARALLELISM) {
     const chunk = ids.slice(i, i + KV_PARALLELISM);
-    const results = await Promise.allSettled(chunk.map((id) => kv.delete(`${SESSION_PREFIX}${id}`)));
+    const mark = revokedMark(userId, now);
+    const results = await Promise.allSettled(
+      chunk.map((id) =>
+        kv.put(`${SESSION_PREFIX}${id}`, mark, {
+          expirationTtl: REVOKED_MARK_TTL_SECONDS,
+          metadata: { userId, revoked: true },
+        }),
+      ),
+    );
     results.forEach((r, j) => {
       if (r.status === "fulfilled") sql.exec("DELETE FROM kv_deletes WHERE id = ?", chunk[j]!);
       else {
         failed = true;
-        console.error("gatehouse: KV delete failed during revocation; will retry", r.reason);
+        console.error("gatehouse: KV write of a revoked mark failed; will retry", r.reason);
       }
     });
   }
@@ -92,5 +106,7 @@ export function toInfo(row: Row): SessionInfo {
     userAgent: row.user_agent === null ? null : String(row.user_agent),
     ip: row.ip === null ? null : String(row.ip),
     providerSessionId: row.provider_session_id === null ? null : String(row.provider_session_id),
+    device: row.device === null || row.device === undefined ? null : String(row.device),
+    location: row.location === null || row.location === undefined ? null : JSON.parse(String(row.location)),
   };
 }

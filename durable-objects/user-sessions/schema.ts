@@ -48,7 +48,72 @@ CREATE TABLE IF NOT EXISTS kv_rewrites (
   attempts INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (session_id, organization_id)
 );
+CREATE TABLE IF NOT EXISTS timeline (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  dedupe TEXT UNIQUE,
+  type TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  session_id TEXT,
+  device TEXT,
+  ip TEXT,
+  location TEXT,
+  actor TEXT,
+  detail TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS timeline_expiry ON timeline (expires_at);
+CREATE TABLE IF NOT EXISTS known_devices (
+  key TEXT PRIMARY KEY,
+  device TEXT NOT NULL,
+  location TEXT,
+  first_seen_at INTEGER NOT NULL,
+  last_seen_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS receipts (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  at INTEGER NOT NULL,
+  actor TEXT NOT NULL,
+  session_ids TEXT NOT NULL,
+  revoked INTEGER NOT NULL,
+  sockets_closed INTEGER NOT NULL,
+  refused_after_ms INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS organization_epochs (
+  organization_id TEXT PRIMARY KEY,
+  epoch INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS outbox (
+  seq INTEGER NOT NULL,
+  destination TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_at INTEGER NOT NULL,
+  PRIMARY KEY (seq, destination)
+);
 `;
+
+/**
+ * Columns added to tables of objects that already exist (storage outlives deploys): each is
+ * added when missing, so an old object upgrades in place on its first request.
+ */
+const ADDED_COLUMNS: readonly [table: string, column: string, type: string][] = [
+  ["sessions", "device", "TEXT"],
+  ["sessions", "device_key", "TEXT"],
+  ["sessions", "location", "TEXT"],
+];
+
+/** Creates the tables and adds the columns later versions introduced. */
+export function migrate(sql: SqlStorage): void {
+  sql.exec(SCHEMA);
+  for (const [table, column, type] of ADDED_COLUMNS) {
+    const has = sql
+      .exec<{ name: string }>(`PRAGMA table_info(${table})`)
+      .toArray()
+      .some((c) => c.name === column);
+    if (!has) sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
+  }
+}
 
 /** The membership events, each about one organization of the user. */
 export type MembershipEventType =

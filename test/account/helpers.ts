@@ -7,6 +7,7 @@
 import { env, exports } from "cloudflare:workers";
 import { type IdentityUser, SessionManager } from "gatehouse-workers/auth";
 import { openTab as openSessionTab, type Tab } from "../sessions/helpers";
+import { hasLiveRecord } from "../support/kv-records";
 
 export const ORIGIN = "https://auth.example.com";
 export const CSRF_COOKIE = "__Host-gh_csrf";
@@ -140,7 +141,8 @@ export function postJson(path: string, session: Signed, page: Pick<PageFacts, "c
   });
 }
 
-export const kvHas = async (sessionId: string) => (await env.SESSIONS.get(`sess:${sessionId}`)) !== null;
+/** True while KV holds a live record (a revoked session's is replaced by a mark naming its user). */
+export const kvHas = (sessionId: string) => hasLiveRecord(env.SESSIONS, sessionId);
 
 export const stubOf = (userId: string) => env.USER_SESSIONS.get(env.USER_SESSIONS.idFromName(userId));
 

@@ -62,9 +62,11 @@ describe("POST /account/sessions/:sessionId/revoke", () => {
     expect(res.headers.get("Cache-Control")).toBe("private, no-store");
     expect(await res.json()).toEqual({
       sessionId: other.sessionId,
+      receiptId: expect.stringMatching(new RegExp(`^rcpt\\.u\\.${user}\\.\\d+$`)),
       revoked: 1,
       socketsClosed: 1,
       pendingKvDeletes: 0,
+      refusedAfterMs: expect.any(Number),
       signedOut: false,
     });
     expect((await withTimeout(otherTab.closed)).code).toBe(CLOSE_SESSION_REVOKED);
@@ -164,7 +166,14 @@ describe("POST /account/sessions/revoke-others", () => {
     const page = await openPage(me);
     const res = await postJson("/account/sessions/revoke-others", me, page);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ revoked: 1, socketsClosed: 0, pendingKvDeletes: 0, signedOut: false });
+    expect(await res.json()).toEqual({
+      receiptId: expect.stringMatching(/^rcpt\.u\./),
+      revoked: 1,
+      socketsClosed: 0,
+      pendingKvDeletes: 0,
+      refusedAfterMs: expect.any(Number),
+      signedOut: false,
+    });
     expect(await stillSignedIn(me.cookie)).toBe(true);
   });
 });

@@ -41,12 +41,16 @@ async function signIn(sessions: SessionManager, userId: string, count: number) {
   });
 }
 
+/** Live session records of the user in KV (a revoked session's key holds a mark, metadata `revoked`). */
 async function kvRecords(userId: string): Promise<number> {
   let n = 0;
   let cursor: string | undefined;
   do {
-    const page = await env.SESSIONS.list<{ userId: string }>({ prefix: "sess:", ...(cursor ? { cursor } : {}) });
-    n += page.keys.filter((k) => k.metadata?.userId === userId).length;
+    const page = await env.SESSIONS.list<{ userId: string; revoked?: true }>({
+      prefix: "sess:",
+      ...(cursor ? { cursor } : {}),
+    });
+    n += page.keys.filter((k) => k.metadata?.userId === userId && !k.metadata.revoked).length;
     cursor = page.list_complete ? undefined : page.cursor;
   } while (cursor);
   return n;

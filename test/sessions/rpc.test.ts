@@ -1,5 +1,6 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { revokedMarkOwner } from "../support/kv-records";
 import { freshUser, manager, newSession } from "./helpers";
 
 describe("AuthService (RPC entrypoint)", () => {
@@ -26,7 +27,7 @@ describe("AuthService (RPC entrypoint)", () => {
     expect(await service.resolveUser(a.cookie)).toBeNull();
     expect(await service.revokeUser(user)).toMatchObject({ revoked: 1 });
     expect(await service.resolveUser(b.cookie)).toBeNull();
-    expect(await env.SESSIONS.get(`sess:${b.sessionId}`)).toBeNull();
+    expect(await revokedMarkOwner(env.SESSIONS, b.sessionId)).toBe(user);
   });
 
   it("rejects bad arguments with a clear error", async () => {

@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { setObjectClock } from "gatehouse-workers/durable-objects";
 import { describe, expect, it } from "vitest";
 import { openTab, staysOpen, withTimeout } from "../sessions/helpers";
+import { hasLiveRecord, revokedMarkOwner } from "../support/kv-records";
 import {
   ACME,
   applyDirect,
@@ -54,7 +55,7 @@ describe("session.revoked", () => {
       reason: "provider",
     });
     expect((await withTimeout(tab.closed)).code).toBe(4001);
-    expect(await env.SESSIONS.get(`sess:${target.sessionId}`)).toBeNull();
+    expect(await revokedMarkOwner(env.SESSIONS, target.sessionId)).toBe(user);
     expect(await manager().resolveUser(req(target.cookie))).toBeNull();
     expect(await stubOf(user).stats()).toMatchObject({ sessions: 1, tombstones: 1 });
     // The other provider session is untouched.
@@ -83,7 +84,7 @@ describe("user.deleted", () => {
       expect((await withTimeout(tab.closed)).code).toBe(4001);
     }
     for (const s of [a, b]) {
-      expect(await env.SESSIONS.get(`sess:${s.sessionId}`)).toBeNull();
+      expect(await hasLiveRecord(env.SESSIONS, s.sessionId)).toBe(false);
       expect(await manager().resolveUser(req(s.cookie))).toBeNull();
     }
     expect(await stubOf(user).stats()).toMatchObject({ sessions: 0, tombstones: 2, sockets: 0 });
@@ -144,7 +145,7 @@ describe("organization_membership events", () => {
     const live = await newSession(user);
     await manager().revokeSession(gone.sessionId);
     await sendEvent("organization_membership.updated", membershipData(user, "member"));
-    expect(await env.SESSIONS.get(`sess:${gone.sessionId}`)).toBeNull();
+    expect(await hasLiveRecord(env.SESSIONS, gone.sessionId)).toBe(false);
     expect(await storedMemberships(live.sessionId)).toEqual([acme("member")]);
   });
 });

@@ -11,6 +11,7 @@ import { createAuthWorker } from "gatehouse-workers/worker";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { cookieHeader, cookiesFrom } from "../auth/helpers";
 import { codeFor } from "../local-idp/flow-code";
+import { revokedMarkOwner } from "../support/kv-records";
 import { seen } from "./hooks";
 import worker from "./worker";
 
@@ -83,14 +84,14 @@ describe("createAuthWorker with a team's own binding names", () => {
   });
 
   it.each(["strict", "eventual"] as Mode[])(
-    "%s mode: logout answers 302, deletes the AUTH_KV record, and the cookie is refused afterwards",
+    "%s mode: logout answers 302, replaces the AUTH_KV record by a revoked mark, and the cookie is refused afterwards",
     async (mode) => {
       const e = envFor({ GATEHOUSE_REVOCATION: mode });
       const { cookie, sessionId } = await signIn(e);
       const out = await send("/auth/logout", { headers: { Cookie: cookie, ...ownNavigation } }, e);
       expect(out.status).toBe(302);
       expect(out.headers.getSetCookie().some((c) => /^__Secure-team_session=;.*Max-Age=0/.test(c))).toBe(true);
-      expect(await env.AUTH_KV.get(`sess:${sessionId}`)).toBeNull();
+      expect(await revokedMarkOwner(env.AUTH_KV, sessionId)).toBe(ADA);
       const after = await send("/api/me", { headers: { Cookie: cookie, Accept: "application/json" } }, e);
       expect(after.status).toBe(401);
       expect(seen.map((s) => s.hook)).toEqual(["onSignIn", "onSignOut"]);

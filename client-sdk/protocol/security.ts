@@ -1,0 +1,100 @@
+/**
+ * @module
+ * The user's security record, as the session object keeps it and every layer reads it: timeline
+ * events, where a session signed in from, who revoked what (receipts), devices, and session
+ * policy. Types only; they travel over RPC, to the account pages, to the host's queue or webhook.
+ */
+
+/** Coarse location of a request, as the edge reports it (`request.cf`); each part may be unknown. */
+export interface SessionLocation {
+  country: string | null;
+  region: string | null;
+  city: string | null;
+  /** The Cloudflare data center (IATA code) that served the request. */
+  colo: string | null;
+}
+
+/** Who ended a session. `label` names the admin token, the webhook's provider, or the policy. */
+export interface RevocationActor {
+  kind: "user" | "admin" | "provider" | "policy" | "kill_switch" | "system";
+  label?: string;
+}
+
+/** The kinds of timeline events. */
+export type SecurityEventType =
+  | "session.signed_in"
+  | "session.new_device"
+  | "session.signed_out"
+  | "session.revoked"
+  | "session.refused"
+  | "membership.changed"
+  | "ratelimit.lockout"
+  | "organization.sessions_ended";
+
+/** One event of a user's timeline. `id` is stable (an idempotency key for webhook receivers). */
+export interface SecurityEvent {
+  id: string;
+  /** Position in the user's timeline: later events have larger numbers (the paging cursor). */
+  seq: number;
+  userId: string;
+  type: SecurityEventType;
+  /** When it happened, ms since the epoch. */
+  at: number;
+  sessionId: string | null;
+  /** The device as a person reads it ("Firefox 140 on macOS"), when the event has one. */
+  device: string | null;
+  ip: string | null;
+  location: SessionLocation | null;
+  /** Who acted, for revocations and policy decisions. */
+  actor: RevocationActor | null;
+  /** Event-specific facts: the organization and role of a membership change, a receipt id, a limit. */
+  detail: Readonly<Record<string, string | number | boolean | null>>;
+}
+
+/** One page of a timeline, newest first; `nextCursor` fetches the older ones (null: no more). */
+export interface TimelinePage {
+  events: SecurityEvent[];
+  nextCursor: string | null;
+}
+
+/** A device/location pair the user signed in from within the retention window. */
+export interface KnownDevice {
+  device: string;
+  location: SessionLocation | null;
+  firstSeenAt: number;
+  lastSeenAt: number;
+  /** Live sessions on it now. */
+  sessions: number;
+}
+
+/** What a revocation did, kept so an operator can fetch it later by id. */
+export interface RevocationReceipt {
+  id: string;
+  at: number;
+  actor: RevocationActor;
+  /** Sessions revoked. */
+  revoked: number;
+  /** Open tabs told and closed. */
+  socketsClosed: number;
+  /** KV records deleted so far, and still to delete (the alarm continues them). */
+  kvDeleted: number;
+  kvPending: number;
+  /** Milliseconds from the call until every session was refused in strict mode (the commit). */
+  refusedAfterMs: number;
+  /** For an organization's kill switch: the members whose sessions it ended. */
+  members?: number;
+}
+
+/** The cap on a user's concurrent sessions and what a sign-in past it does. */
+export interface SessionPolicy {
+  /** Live sessions a user may have at once; null: no cap. */
+  maxSessions: number | null;
+  /** `evict-oldest` (default): the new session stays, the oldest is signed out; `refuse-new`: the sign-in is refused. */
+  onLimit: "evict-oldest" | "refuse-new";
+}
+
+/** An organization's kill switch: sessions issued before `epoch` (ms) are refused; null: none. */
+export interface OrganizationEpoch {
+  organizationId: string;
+  epoch: number | null;
+}

@@ -1,0 +1,160 @@
+/**
+ * @module
+ * Delivery of the user's security events to the host: a Queue (`SECURITY_EVENTS`) and/or a signed
+ * webhook (`SECURITY_EVENTS_WEBHOOK_URL` + `_SECRET`). Every appended event gets one outbox row per
+ * configured destination; the object's alarm sends what is due and retries failures with backoff,
+ * then gives up (logged). The webhook's `Gatehouse-Event-Id` is the event's id, so a receiver can
+ * drop a retried delivery it already has. It never logs a secret or an event's contents.
+ */
+import { withDeadline } from "../../client-sdk/core/deadline";
+import type { SecurityEvent } from "../../client-sdk/protocol/security";
+import {
+  SECURITY_EVENT_ID_HEADER,
+  SECURITY_EVENT_SIGNATURE_HEADER,
+  signSecurityEvent,
+} from "../../client-sdk/security-events";
+import { eventAt } from "./timeline";
+
+/** Waits after the 1st, 2nd, … failed attempt; past the last, the delivery is dropped. */
+export const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000];
+/** Deliveries one alarm invocation sends at most (per destination). */
+export const DELIVERIES_PER_RUN = 50;
+const WEBHOOK_TIMEOUT_MS = 10_000;
+
+export interface Destinations {
+  queue: Queue<SecurityEvent> | null;
+  webhook: { url: string; secret: string } | null;
+}
+
+type Destination = "queue" | "webhook";
+
+/** Queues deliveries of the event with timeline number `seq` to every configured destination. */
+export function enqueueDeliveries(sql: SqlStorage, seq: number, destinations: Destinations, now: number): void {
+  for (const destination of configured(destinations)) {
+    sql.exec("INSERT OR IGNORE INTO outbox (seq, destination, next_at) VALUES (?, ?, ?)", seq, destination, now);
+  }
+}
+
+/** When the next delivery is due, or null. */
+export function nextDelivery(sql: SqlStorage): number | null {
+  const t = sql.exec<{ t: number | null }>("SELECT MIN(next_at) AS t FROM outbox").one().t;
+  return t === null ? null : Number(t);
+}
+
+export interface DeliveryRun {
+  delivered: number;
+  failed: number;
+  dropped: number;
+}
+
+/**
+ * Sends the deliveries due at `now`, at most `DELIVERIES_PER_RUN` per destination. A success
+ * removes the row; a failure reschedules it per `RETRY_DELAYS_MS`, and after the last one drops it.
+ */
+export async function deliverDue(
+  sql: SqlStorage,
+  userId: string,
+  destinations: Destinations,
+  now: number,
+  fetcher: typeof fetch = fetch,
+): Promise<DeliveryRun> {
+  const run: DeliveryRun = { delivered: 0, failed: 0, dropped: 0 };
+  // A destination no longer configured: its rows can never be sent.
+  sql.exec(
+    `DELETE FROM outbox WHERE destination NOT IN (${
+      configured(destinations)
+        .map((d) => `'${d}'`)
+        .join(",") || "''"
+    })`,
+  );
+  for (const destination of configured(destinations)) {
+    const due = sql
+      .exec<{ seq: number; attempts: number }>(
+        "SELECT seq, attempts FROM outbox WHERE destination = ? AND next_at <= ? ORDER BY seq LIMIT ?",
+        destination,
+        now,
+        DELIVERIES_PER_RUN,
+      )
+      .toArray();
+    const events: { seq: number; attempts: number; event: SecurityEvent }[] = [];
+    for (const row of due) {
+      const event = eventAt(sql, userId, Number(row.seq));
+      if (event) events.push({ seq: Number(row.seq), attempts: Number(row.attempts), event });
+      else sql.exec("DELETE FROM outbox WHERE seq = ? AND destination = ?", row.seq, destination);
+    }
+    if (events.length === 0) continue;
+    const outcomes =
+      destination === "queue"
+        ? await sendToQueue(
+            destinations.queue!,
+            events.map((e) => e.event),
+          )
+        : await Promise.all(events.map((e) => sendToWebhook(destinations.webhook!, e.event, fetcher)));
+    events.forEach(({ seq, attempts }, i) => {
+      if (outcomes[i]) {
+        sql.exec("DELETE FROM outbox WHERE seq = ? AND destination = ?", seq, destination);
+        run.delivered++;
+      } else if (attempts >= RETRY_DELAYS_MS.length) {
+        sql.exec("DELETE FROM outbox WHERE seq = ? AND destination = ?", seq, destination);
+        run.dropped++;
+        console.error(
+          `gatehouse: gave up delivering a security event to the ${destination} after ${attempts + 1} attempts`,
+        );
+      } else {
+        sql.exec(
+          "UPDATE outbox SET attempts = attempts + 1, next_at = ? WHERE seq = ? AND destination = ?",
+          now + RETRY_DELAYS_MS[attempts]!,
+          seq,
+          destination,
+        );
+        run.failed++;
+      }
+    });
+  }
+  return run;
+}
+
+function configured(destinations: Destinations): Destination[] {
+  return [...(destinations.queue ? (["queue"] as const) : []), ...(destinations.webhook ? (["webhook"] as const) : [])];
+}
+
+/** One batch to the queue: all delivered or none (a Queue batch is accepted whole). */
+async function sendToQueue(queue: Queue<SecurityEvent>, events: SecurityEvent[]): Promise<boolean[]> {
+  try {
+    await queue.sendBatch(events.map((body) => ({ body, contentType: "json" })));
+    return events.map(() => true);
+  } catch (err) {
+    console.error("gatehouse: security events queue refused a batch", err instanceof Error ? err.message : err);
+    return events.map(() => false);
+  }
+}
+
+/** One signed POST. Signed with the wall clock: the receiver checks the timestamp against its own. */
+async function sendToWebhook(
+  webhook: { url: string; secret: string },
+  event: SecurityEvent,
+  fetcher: typeof fetch,
+): Promise<boolean> {
+  const body = JSON.stringify(event);
+  try {
+    const response = await withDeadline(
+      fetcher(webhook.url, {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          "User-Agent": "gatehouse-workers security events",
+          [SECURITY_EVENT_SIGNATURE_HEADER]: await signSecurityEvent(body, webhook.secret, Date.now()),
+          [SECURITY_EVENT_ID_HEADER]: event.id,
+        },
+        body,
+      }),
+      WEBHOOK_TIMEOUT_MS,
+      () => new Error("timed out"),
+    );
+    await response.body?.cancel();
+    return response.ok;
+  } catch (err) {
+    console.error("gatehouse: security event webhook failed", err instanceof Error ? err.message : "unknown error");
+    return false;
+  }
+}
