@@ -6,6 +6,7 @@
  */
 
 export { setObjectClock } from "./clock";
+export { OrganizationSessions } from "./organization-sessions";
 export { RateLimiterDO } from "./rate-limiter";
 export {
   type Membership,

@@ -28,6 +28,8 @@ export {
   isRevokedMark,
   isSessionRecord,
   KVSessionStore,
+  ORG_EPOCH_PREFIX,
+  orgEpochKey,
   REVOKED_MARK_TTL_SECONDS,
   type RevokedMark,
   revokedMark,

@@ -3,6 +3,7 @@ declare namespace Cloudflare {
     mainModule: typeof import("./worker");
   }
   interface Env {
+    ORGANIZATIONS: DurableObjectNamespace<import("../../durable-objects/organization-sessions").OrganizationSessions>;
     SESSIONS: KVNamespace;
     USER_SESSIONS: DurableObjectNamespace<import("../../durable-objects/user-sessions").UserSessions>;
     SESSION_SECRET: string;

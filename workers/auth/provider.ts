@@ -13,6 +13,7 @@ import { Token } from "../../client-sdk/core/container";
 import { toHono } from "../../client-sdk/core/middleware";
 import { ServiceProvider } from "../../client-sdk/core/provider";
 import { waitUntilOf } from "../../client-sdk/core/wait-until";
+import type { OrganizationSessions } from "../../durable-objects/organization-sessions";
 import type { UserSessions } from "../../durable-objects/user-sessions";
 import { isLoopbackHost } from "./config/rules";
 import { AuthError } from "./errors";
@@ -20,6 +21,7 @@ import { DefaultIdentityClient, type IdentityEnv } from "./identity/default-iden
 import { FakeIdentityClient } from "./identity/fake-identity-client";
 import { type IdentityClient, IdentityClientToken } from "./identity/identity-client";
 import { type AuthRateLimits, AuthRateLimitsToken, type LimitsEnv, routeLimiterFor } from "./limits";
+import { devHeaderLocation } from "./location";
 import { CsrfMiddleware, csrfToken } from "./middleware/csrf";
 import { createLoginHandler, handleCallback, handleLogout } from "./routes/handlers";
 import { isOwnLogoutNavigation, logoutConfirmPage } from "./routes/logout";
@@ -40,6 +42,10 @@ export interface AuthEnv extends IdentityEnv, LimitsEnv {
   AUTH_RETURN_ORIGINS?: string;
   /** The per-user session objects (`UserSessions`). Enables revocation, the live channel and strict mode. */
   USER_SESSIONS?: DurableObjectNamespace<UserSessions>;
+  /** The per-organization objects (`OrganizationSessions`): member index, kill switch, operator-set session policy. */
+  ORGANIZATIONS?: DurableObjectNamespace<OrganizationSessions>;
+  /** `1`: read the request's location from `X-Gatehouse-Dev-Location` (local development; refused off loopback). */
+  GATEHOUSE_DEV_LOCATION_HEADER?: string;
   /** "strict" (default with USER_SESSIONS) or "eventual". */
   GATEHOUSE_REVOCATION?: string;
   /** Verifies the identity provider's webhooks (`POST /webhooks/identity`, `WorkOS-Signature`). */
@@ -114,6 +120,8 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
       }
       return new SessionManager(env.SESSIONS, secrets, {
         ...(env.USER_SESSIONS ? { userSessions: env.USER_SESSIONS } : {}),
+        ...(env.ORGANIZATIONS ? { organizations: env.ORGANIZATIONS } : {}),
+        ...(env.GATEHOUSE_DEV_LOCATION_HEADER === "1" ? { location: devHeaderLocation } : {}),
         ...(mode ? { revocation: mode } : {}),
         ...options.session,
         cookie: { ...options.session?.cookie, secure },

@@ -46,3 +46,17 @@ export function describeUserAgent(userAgent: string | null | undefined): string 
   const label = version ? `${name} ${version}` : name;
   return system ? `${label} on ${system}` : label;
 }
+
+/**
+ * The device without versions ("Firefox on macOS"): a browser update is the same device. With the
+ * place, this is what makes a sign-in a new device. A string nothing recognises is kept whole
+ * (shortened), so two unknown agents stay apart.
+ */
+export function deviceClass(userAgent: string | null | undefined): string {
+  const ua = (userAgent ?? "").trim();
+  if (!ua) return "unknown";
+  const browser = BROWSERS.find(([, pattern]) => pattern.test(ua))?.[0];
+  const system = SYSTEMS.find(([, pattern]) => pattern.test(ua))?.[0];
+  if (!browser && !system) return ua.slice(0, 120);
+  return `${browser ?? "Unknown browser"} on ${system ?? "unknown system"}`;
+}

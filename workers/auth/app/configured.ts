@@ -7,6 +7,7 @@
  * are. One auth worker per script: a second call with other options throws.
  * It must run at module top level (a Durable Object isolate runs the module too).
  */
+import { OrganizationSessions } from "../../../durable-objects/organization-sessions";
 import { UserSessions } from "../../../durable-objects/user-sessions";
 import { assertConfigured, type ConfigCheck, configVerdict } from "../config";
 import {
@@ -29,7 +30,14 @@ export function configureAuthWorker(options: AuthWorkerOptions = {}): ResolvedAu
   }
   given = options;
   current = resolved;
+  // The objects of this script read their settings from their classes (they are built by the runtime).
+  const retentionMs = (resolved.timeline?.retentionDays ?? 90) * 24 * 3600 * 1000;
   UserSessions.sessionsBinding = resolved.bindings.sessions;
+  UserSessions.securityEventsQueue = resolved.bindings.securityEvents;
+  UserSessions.retentionMs = retentionMs;
+  OrganizationSessions.sessionsBinding = resolved.bindings.sessions;
+  OrganizationSessions.userSessionsBinding = resolved.bindings.userSessions;
+  OrganizationSessions.retentionMs = retentionMs;
   return resolved;
 }
 
@@ -52,7 +60,10 @@ function checkedOptions() {
   const { bindings, namedBindings, redirectUrl, revocation } = authWorkerOptions();
   return {
     sessionsBinding: bindings.sessions,
-    requiredBindings: namedBindings.filter((key) => key !== "sessions").map((key) => bindings[key]),
+    // The Queue is checked by its own shape (a missing one only means no queue delivery).
+    requiredBindings: namedBindings
+      .filter((key) => key !== "sessions" && key !== "securityEvents")
+      .map((key) => bindings[key]),
     ...(redirectUrl ? { redirectUrl } : {}),
     ...(revocation ? { revocation } : {}),
     userSessionsBinding: bindings.userSessions,

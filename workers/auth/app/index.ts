@@ -66,6 +66,7 @@ export function authApplication(rawEnv: AuthWorkerEnv): Application<AuthWorkerEn
 
 function providerOptions(options: ResolvedAuthWorkerOptions): AuthServiceProviderOptions {
   const { cookie, idleTimeout, absoluteTimeout, revocation, hooks, rateLimits } = options;
+  const { sessionPolicy, organizationPolicies, timeline, location } = options;
   return {
     ...(rateLimits ? { rateLimits } : {}),
     ...(options.redirectUrl ? { redirectUrl: options.redirectUrl } : {}),
@@ -77,6 +78,10 @@ function providerOptions(options: ResolvedAuthWorkerOptions): AuthServiceProvide
       ...(absoluteTimeout !== undefined ? { absoluteTimeout } : {}),
       ...(revocation ? { revocation } : {}),
       ...(hooks ? { hooks } : {}),
+      ...(sessionPolicy ? { sessionPolicy } : {}),
+      ...(organizationPolicies ? { organizationPolicies } : {}),
+      ...(timeline?.recordSignIns === false ? { timeline: false } : {}),
+      ...(location ? { location } : {}),
     },
   };
 }

@@ -54,7 +54,8 @@ export type ConfigRule =
   | "required"
   | "not_a_url"
   | "http_not_loopback"
-  | "not_bound";
+  | "not_bound"
+  | "loopback_only";
 
 export interface ConfigProblem {
   variable: string;
@@ -73,12 +74,13 @@ export const RULE_TEXT: Readonly<Record<ConfigRule, string>> = {
   http_not_loopback:
     "is http: on a host that is not loopback; use https (cookies would lose Secure and the __Host- prefix)",
   not_bound: "is not bound: declare it in the wrangler config (kv_namespaces or durable_objects.bindings)",
+  loopback_only: "is for local development only: it is refused unless AUTH_REDIRECT_URL is on loopback",
 };
 
 /** Why `value` is not an acceptable secret, or null when it is. */
 export function secretProblem(
   value: string,
-): Exclude<ConfigRule, "required" | "not_a_url" | "http_not_loopback" | "not_bound"> | null {
+): Exclude<ConfigRule, "required" | "not_a_url" | "http_not_loopback" | "not_bound" | "loopback_only"> | null {
   const normalized = value.toLowerCase().replace(/[^a-z0-9]/g, "");
   if (TEMPLATE.test(value.trim()) || PLACEHOLDERS.has(normalized) || PLACEHOLDER_WORDS.test(value)) {
     return "placeholder";
@@ -132,10 +134,23 @@ export function checkAuthEnvironment(
     const rule = redirectUrlProblem(redirect);
     if (rule) problems.push({ variable: "AUTH_REDIRECT_URL", rule });
   }
+  // A location taken from a request header is the sender's word: development only.
+  if (env.GATEHOUSE_DEV_LOCATION_HEADER !== undefined && !onLoopback(redirect)) {
+    problems.push({ variable: "GATEHOUSE_DEV_LOCATION_HEADER", rule: "loopback_only" });
+  }
   return problems.length === 0 ? { ok: true } : { ok: false, problems };
 }
 
 /** One log line per problem: the variable and the rule, never the value. */
 export function describeProblems(problems: readonly ConfigProblem[]): string[] {
   return problems.map((p) => `${p.variable} ${RULE_TEXT[p.rule]}`);
+}
+
+function onLoopback(url: unknown): boolean {
+  if (typeof url !== "string") return false;
+  try {
+    return isLoopbackHost(new URL(url).hostname);
+  } catch {
+    return false;
+  }
 }

@@ -17,6 +17,7 @@ export type AuthErrorCode =
   | "csrf_failed"
   | "forbidden"
   | "organization_not_allowed"
+  | "session_limit_reached"
   | "unauthenticated"
   | "invalid_request"
   | "service_unavailable";

@@ -4,6 +4,7 @@
  * handler, and the classes its wrangler config binds (`UserSessions`,
  * `RateLimiterDO`) and its service-binding entrypoint (`AuthService`).
  */
+export { OrganizationSessions } from "../../../durable-objects/organization-sessions";
 export { RateLimiterDO } from "../../../durable-objects/rate-limiter";
 export { UserSessions } from "../../../durable-objects/user-sessions";
 export type { AuthWorkerEnv } from "../app";

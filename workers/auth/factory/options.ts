@@ -11,9 +11,11 @@ import type { IdentityClient } from "../identity/identity-client";
 import { AUTH_RATE_LIMITS, type AuthRateLimits, type AuthRouteFamily } from "../limits";
 import type { AuthEnv } from "../provider";
 import { parseOrigins } from "../routes/return-to";
+import type { SessionPolicy } from "../../../client-sdk/protocol/security";
+import type { LocationSource } from "../location";
 import { type RevocationMode, resolveSessionConfig, type SessionHooks } from "../session/config";
 
-/** Binding names in the worker's env. Defaults: `SESSIONS`, `USER_SESSIONS`, `RATE_LIMITER`. */
+/** Binding names in the worker's env. Defaults: `SESSIONS`, `USER_SESSIONS`, `RATE_LIMITER`, `ORGANIZATIONS`, `SECURITY_EVENTS`. */
 export interface AuthWorkerBindings {
   /** KV namespace of the session records. */
   sessions?: string;
@@ -21,11 +23,15 @@ export interface AuthWorkerBindings {
   userSessions?: string;
   /** Durable Object namespace of `RateLimiterDO` (route limits, `AuthService.checkRateLimit`). */
   rateLimiter?: string;
+  /** Durable Object namespace of `OrganizationSessions` (kill switch, member index, operator-set policy). */
+  organizations?: string;
+  /** Queue the security events also go to, when it is bound. */
+  securityEvents?: string;
 }
 
 /** Route groups, all on by default (`account`, `admin` and `webhooks` also need their bindings/secrets). */
 export interface AuthWorkerRoutes {
-  /** `/account/sessions` and its live script. */
+  /** `/account/sessions`, `/account/activity` and their live script. */
   account?: boolean;
   /** `/admin/*` (needs `ADMIN_API_TOKEN`). */
   admin?: boolean;
@@ -70,6 +76,14 @@ export interface AuthWorkerOptions {
   identityClient?: IdentityClient | ((env: AuthEnv) => IdentityClient);
   /** Observers of sign-in, sign-out and revocation (awaited; failures logged, never fatal). */
   hooks?: SessionHooks;
+  /** The cap on each user's concurrent sessions (default none) and what a sign-in past it does. */
+  sessionPolicy?: Partial<SessionPolicy>;
+  /** Caps per organization id; one an operator sets through the admin API wins. */
+  organizationPolicies?: Record<string, Partial<SessionPolicy>>;
+  /** The security timeline: how long events, devices and receipts are kept (default 90 days), and whether sign-ins are recorded. */
+  timeline?: { retentionDays?: number; recordSignIns?: boolean };
+  /** Where a request comes from (default `request.cf`). */
+  location?: LocationSource;
 }
 
 export interface ResolvedAuthWorkerOptions extends AuthWorkerOptions {
@@ -83,6 +97,8 @@ export const DEFAULT_BINDINGS: Required<AuthWorkerBindings> = {
   sessions: "SESSIONS",
   userSessions: "USER_SESSIONS",
   rateLimiter: "RATE_LIMITER",
+  organizations: "ORGANIZATIONS",
+  securityEvents: "SECURITY_EVENTS",
 };
 
 const ALL_ROUTES: Required<AuthWorkerRoutes> = {
@@ -148,13 +164,19 @@ export function resolveAuthWorkerOptions(options: AuthWorkerOptions = {}): Resol
   }
   // The session settings as SessionManager will read them: timeouts, cookie name and domain.
   try {
-    const { idleTimeout, absoluteTimeout, cookie } = options;
+    const { idleTimeout, absoluteTimeout, cookie, sessionPolicy, organizationPolicies } = options;
     resolveSessionConfig({
       ...(idleTimeout !== undefined ? { idleTimeout } : {}),
       ...(absoluteTimeout !== undefined ? { absoluteTimeout } : {}),
       ...(cookie ? { cookie: { ...cookie } } : {}),
+      ...(sessionPolicy ? { sessionPolicy } : {}),
+      ...(organizationPolicies ? { organizationPolicies } : {}),
       revocation: "eventual",
     });
+    const days = options.timeline?.retentionDays;
+    if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 3650)) {
+      throw new RangeError("timeline.retentionDays must be a whole number of days from 1 to 3650");
+    }
   } catch (err) {
     throw new TypeError(`createAuthWorker: ${(err as Error).message}`);
   }

@@ -132,10 +132,11 @@ export async function handleCallback(
     // The provider's answer decides the tenant; a requested one is only a wish, and createSession
     // refuses either unless the user is a member (403 organization_not_allowed).
     const organizationId = auth.organizationId ?? flow.organizationId;
-    const { response } = await sessionManager.createSession(auth.user, organizationId, {
-      userAgent: request.headers.get("User-Agent") ?? undefined,
-      ip: request.headers.get("CF-Connecting-IP") ?? undefined,
-    });
+    const { response } = await sessionManager.createSession(
+      auth.user,
+      organizationId,
+      sessionManager.requestMeta(request),
+    );
     const res = new Response(null, {
       status: 302,
       headers: { Location: safeReturnTo(flow.returnTo, "/", options.returnOrigins), "Cache-Control": "no-store" },

@@ -4,8 +4,11 @@
  * the code cannot drift. Every duration is in seconds.
  */
 import { KV_MIN_TTL_SECONDS } from "../../../client-sdk/bindings/kv";
+import type { SessionPolicy } from "../../../client-sdk/protocol/security";
+import type { OrganizationSessions } from "../../../durable-objects/organization-sessions";
 import type { UserSessions } from "../../../durable-objects/user-sessions";
 import type { RandomSource } from "../crypto";
+import { edgeLocation, type LocationSource } from "../location";
 
 /**
  * How revocation reaches other locations:
@@ -67,6 +70,16 @@ export interface SessionManagerOptions {
   hooks?: SessionHooks;
   /** How long a request waits for a hook before going on without it (it keeps running). Default 1000 ms. */
   hookTimeoutMs?: number;
+  /** The per-organization objects: member index, kill switch, operator-set policy. */
+  organizations?: DurableObjectNamespace<OrganizationSessions>;
+  /** The cap on a user's concurrent sessions; default none. An organization's own policy wins. */
+  sessionPolicy?: Partial<SessionPolicy>;
+  /** Policies per organization id, as configured (an operator's, set through the admin API, wins). */
+  organizationPolicies?: Readonly<Record<string, Partial<SessionPolicy>>>;
+  /** Record sign-ins on the user's timeline (default true; revocations are always recorded). */
+  timeline?: boolean;
+  /** Where a request comes from, for the timeline and devices (default `request.cf`). */
+  location?: LocationSource;
 }
 
 export const SESSION_DEFAULTS = {
@@ -91,6 +104,28 @@ export interface ResolvedSessionConfig {
   random: RandomSource | undefined;
   revocation: RevocationMode;
   hookTimeoutMs: number;
+  /** The default cap (no cap: `maxSessions` null). */
+  sessionPolicy: SessionPolicy;
+  /** Configured policies per organization id. */
+  organizationPolicies: ReadonlyMap<string, SessionPolicy>;
+  timeline: boolean;
+  location: LocationSource;
+}
+
+/** Largest cap a policy may set. */
+export const MAX_SESSIONS_CAP = 1000;
+
+/** A whole policy from a partial one, checked: a cap of 1 to 1000 sessions or none, and what a sign-in past it does. */
+export function resolvePolicy(partial: Partial<SessionPolicy> = {}, what = "sessionPolicy"): SessionPolicy {
+  const maxSessions = partial.maxSessions ?? null;
+  if (maxSessions !== null && (!Number.isInteger(maxSessions) || maxSessions < 1 || maxSessions > MAX_SESSIONS_CAP)) {
+    throw new RangeError(`${what}.maxSessions must be a whole number from 1 to ${MAX_SESSIONS_CAP}, or null`);
+  }
+  const onLimit = partial.onLimit ?? "evict-oldest";
+  if (onLimit !== "evict-oldest" && onLimit !== "refuse-new") {
+    throw new TypeError(`${what}.onLimit must be "evict-oldest" or "refuse-new"`);
+  }
+  return { maxSessions, onLimit };
 }
 
 export function resolveSessionConfig(options: SessionManagerOptions = {}): ResolvedSessionConfig {
@@ -146,6 +181,15 @@ export function resolveSessionConfig(options: SessionManagerOptions = {}): Resol
     random: options.random,
     revocation,
     hookTimeoutMs,
+    sessionPolicy: resolvePolicy(options.sessionPolicy),
+    organizationPolicies: new Map(
+      Object.entries(options.organizationPolicies ?? {}).map(([id, policy]) => [
+        id,
+        resolvePolicy(policy, `organizationPolicies.${id}`),
+      ]),
+    ),
+    timeline: options.timeline ?? true,
+    location: options.location ?? edgeLocation,
   };
 }
 

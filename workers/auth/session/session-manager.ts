@@ -7,7 +7,17 @@
  */
 
 import { withDeadline } from "../../../client-sdk/core/deadline";
-import type { RevocationResult, SessionInfo } from "../../../durable-objects/user-sessions";
+import type {
+  KnownDevice,
+  RevocationActor,
+  RevocationReceipt,
+  SessionLocation,
+  SessionPolicy,
+  TimelinePage,
+} from "../../../client-sdk/protocol/security";
+import { organizationReceiptOwner } from "../../../durable-objects/organization-sessions";
+import { type RevocationResult, receiptOwner, type SessionInfo } from "../../../durable-objects/user-sessions";
+import { describeUserAgent, deviceClass } from "../account/user-agent";
 import { buildSetCookie, parseCookie } from "../cookies";
 import { HmacSigner } from "../crypto";
 import { AuthError } from "../errors";
@@ -19,6 +29,8 @@ import {
   type SessionManagerOptions,
 } from "./config";
 import { KVSessionStore, type SessionRecord } from "./kv-session-store";
+import { OrganizationEpochs } from "./org-epochs";
+import { OrganizationObjects } from "./organizations";
 import { SessionObjects } from "./session-objects";
 import { storeCall } from "./store-call";
 import { isSessionId, issueSessionToken, verifySessionToken } from "./token";
@@ -30,11 +42,19 @@ export interface ResolvedSession {
   record: SessionRecord;
 }
 
-/** Optional request facts stored with a session (shown on "your sessions" pages). */
+/** Optional request facts stored with a session (shown on "your sessions" pages and the timeline). */
 export interface SessionMeta {
   userAgent?: string;
   ip?: string;
+  /** Where the request came from (the auth worker reads it from `request.cf`, or its location source). */
+  location?: SessionLocation;
 }
+
+/** The person acting when no one else is named: the session's own user. */
+const SELF: RevocationActor = { kind: "user" };
+/** An isolate tells a user's object of a refused revoked cookie at most this often per session. */
+const REFUSED_REPORT_MS = 10 * 60 * 1000;
+const MAX_REPORTED = 10_000;
 
 /** Anything with a raw KV namespace (`KVStore` from `gatehouse-workers`), or the namespace itself. */
 export type SessionKV = KVNamespace | { readonly raw: KVNamespace };
@@ -50,14 +70,22 @@ export class SessionManager {
   readonly #recentRefresh = new Map<string, number>();
   /** The per-user session objects, which own revocation (absent without `userSessions`). */
   readonly #objects: SessionObjects | undefined;
+  /** The per-organization objects: member index, kill switch, operator-set policy (optional). */
+  readonly #organizations: OrganizationObjects | undefined;
+  /** The organizations' published kill-switch epochs, as this isolate last read them. */
+  readonly #epochs: OrganizationEpochs;
+  /** Revoked sessions this isolate reported as used again, and when. */
+  readonly #reportedRefused = new Map<string, number>();
   readonly #hooks: SessionHooks;
 
   constructor(kv: SessionKV, secret: string | readonly string[], options: SessionManagerOptions = {}) {
     this.config = resolveSessionConfig(options);
     this.#objects = options.userSessions && new SessionObjects(options.userSessions, this.config.clock);
+    this.#organizations = options.organizations && new OrganizationObjects(options.organizations);
     this.#hooks = options.hooks ?? {};
     const namespace = "raw" in kv && kv.raw ? kv.raw : (kv as KVNamespace);
     this.store = new KVSessionStore(namespace, this.config.clock);
+    this.#epochs = new OrganizationEpochs(namespace, this.config.clock);
     this.signer = new HmacSigner(secret);
   }
 
@@ -71,18 +99,39 @@ export class SessionManager {
   }
 
   /** Like `resolveUser`, with the public session id and stored record. */
-  resolveSession(request: Request): Promise<ResolvedSession | null> {
-    return this.resolveCookieHeader(request.headers.get("Cookie"));
+  resolveSession(request: Request, seen?: SessionMeta): Promise<ResolvedSession | null> {
+    return this.resolveCookieHeader(request.headers.get("Cookie"), seen ?? this.requestMeta(request));
   }
 
-  /** Resolves a session from a raw Cookie header (used by the service-binding RPC). */
-  async resolveCookieHeader(cookieHeader: string | null | undefined): Promise<ResolvedSession | null> {
+  /** What a request shows of its sender: the edge-set address, the User-Agent, and its location. */
+  requestMeta(request: Request): SessionMeta {
+    const ip = request.headers.get("CF-Connecting-IP");
+    const userAgent = request.headers.get("User-Agent");
+    const location = this.config.location(request);
+    return { ...(ip ? { ip } : {}), ...(userAgent ? { userAgent } : {}), ...(location ? { location } : {}) };
+  }
+
+  /**
+   * Resolves a session from a raw Cookie header (used by the service-binding RPC). A revoked
+   * session's cookie is refused, and told to its user's timeline (with `seen`, what the request
+   * showed); a session issued before one of its organizations' kill switch is refused too.
+   */
+  async resolveCookieHeader(
+    cookieHeader: string | null | undefined,
+    seen: SessionMeta = {},
+  ): Promise<ResolvedSession | null> {
     const sessionId = await this.sessionIdFromCookieHeader(cookieHeader);
     if (!sessionId) return null;
-    const record = await storeCall(() => this.store.get(sessionId));
+    const found = await storeCall(() => this.store.lookup(sessionId));
+    if (found && "revokedFrom" in found) {
+      await this.#reportRefused(found.revokedFrom, sessionId, seen);
+      return null;
+    }
+    const record = found?.record;
     if (!record || record.id !== sessionId) return null;
     const now = this.config.clock();
     if (now >= record.idleExpiresAt || now >= record.absoluteExpiresAt) return null;
+    if (await this.#epochs.refuses(record)) return null;
     if (this.config.revocation === "strict" && !(await this.#objects!.isActive(record.userId, record.id))) return null;
     if (now - record.lastSeenAt >= this.config.refreshInterval * 1000) await this.#slide(record, now);
     return { sessionId, user: toAppUser(record), record };
@@ -104,7 +153,7 @@ export class SessionManager {
     user: IdentityUser,
     organizationId?: string,
     meta: SessionMeta = {},
-  ): Promise<{ sessionId: string; response: Response; record: SessionRecord }> {
+  ): Promise<{ sessionId: string; response: Response; record: SessionRecord; newDevice: boolean }> {
     // The tenant of a session is never taken on trust: it must be one of the user's memberships.
     if (organizationId !== undefined && !user.memberships.some((m) => m.organizationId === organizationId)) {
       throw new AuthError("organization_not_allowed", {
@@ -136,29 +185,51 @@ export class SessionManager {
       ...(meta.userAgent ? { userAgent: meta.userAgent.slice(0, 256) } : {}),
       ...(meta.ip ? { ip: meta.ip.slice(0, 64) } : {}),
     };
+    const policy = await this.#policyFor(organizationId);
     try {
       await this.store.put(record);
     } catch (cause) {
       throw new AuthError("session_store_unavailable", { status: 503, message: "Could not save the session", cause });
     }
+    let newDevice = false;
     if (this.#objects) {
-      try {
-        const registered = await this.#objects.register(user.id, {
-          id: sessionId,
-          createdAt: record.createdAt,
-          lastSeenAt: record.lastSeenAt,
-          expiresAt: record.idleExpiresAt,
-          absoluteExpiresAt: record.absoluteExpiresAt,
-          ...(record.organizationId ? { organizationId: record.organizationId } : {}),
-          ...(record.userAgent ? { userAgent: record.userAgent } : {}),
-          ...(record.ip ? { ip: record.ip } : {}),
-          ...(record.providerSessionId ? { providerSessionId: record.providerSessionId } : {}),
-        });
-        if (!registered) throw new Error("session id was revoked before it was registered");
-      } catch (cause) {
+      const [result] = await Promise.all([
+        this.#objects
+          .register(user.id, {
+            id: sessionId,
+            createdAt: record.createdAt,
+            lastSeenAt: record.lastSeenAt,
+            expiresAt: record.idleExpiresAt,
+            absoluteExpiresAt: record.absoluteExpiresAt,
+            ...(record.organizationId ? { organizationId: record.organizationId } : {}),
+            ...(record.userAgent ? { userAgent: record.userAgent } : {}),
+            ...(record.ip ? { ip: record.ip } : {}),
+            ...(record.providerSessionId ? { providerSessionId: record.providerSessionId } : {}),
+            device: describeUserAgent(record.userAgent),
+            deviceClass: deviceClass(record.userAgent),
+            ...(meta.location ? { location: meta.location } : {}),
+            ...(policy.maxSessions !== null ? { policy } : {}),
+            ...(this.config.timeline ? {} : { record: false }),
+          })
+          .catch((cause: unknown) => cause as Error),
+        // The member index of each organization (best effort: the published epoch covers a miss).
+        this.#organizations?.addMember(
+          user.id,
+          record.memberships.map((m) => m.organizationId),
+        ),
+      ]);
+      if (result instanceof Error || !result.registered) {
         await this.store.delete(sessionId).catch(() => {});
+        if (!(result instanceof Error) && result.refusedBecause === "session_limit") {
+          throw new AuthError("session_limit_reached", {
+            status: 403,
+            message: "You are signed in on as many devices as your organization allows: sign out on one of them first.",
+          });
+        }
+        const cause = result instanceof Error ? result : new Error("session id was revoked before it was registered");
         throw new AuthError("session_store_unavailable", { status: 503, message: "Could not save the session", cause });
       }
+      newDevice = result.newDevice === true;
     }
     const response = new Response(null, { status: 204 });
     response.headers.append("Set-Cookie", this.sessionCookie(cookieValue));
@@ -167,7 +238,7 @@ export class SessionManager {
       sessionId,
       ...(record.organizationId ? { organizationId: record.organizationId } : {}),
     });
-    return { sessionId, response, record };
+    return { sessionId, response, record, newDevice };
   }
 
   /** Deletes the session. The response clears the session cookie. Unknown ids are a no-op. */
@@ -214,26 +285,30 @@ export class SessionManager {
    * Revokes one session by its public id: KV record, tombstone, open tabs.
    * Finds the owner through the KV record; returns null when no such session is known here.
    */
-  async revokeSession(sessionId: string): Promise<RevocationResult | null> {
+  async revokeSession(sessionId: string, actor: RevocationActor = SELF): Promise<RevocationResult | null> {
     if (!isSessionId(sessionId)) return null;
     const record = await storeCall(() => this.store.get(sessionId));
     if (!record) return null;
     this.#recentRefresh.delete(sessionId);
-    const result = await this.#requireObjects().revoke(record.userId, sessionId, "revoked");
+    const result = await this.#requireObjects().revoke(record.userId, sessionId, "revoked", actor);
     await this.#revoked(record.userId, "session", result, sessionId);
     return result;
   }
 
   /** Revokes every session of a user and closes every open tab. */
-  async revokeUser(userId: string): Promise<RevocationResult> {
-    const result = await this.#requireObjects().revokeAll(userId);
+  async revokeUser(userId: string, actor: RevocationActor = SELF): Promise<RevocationResult> {
+    const result = await this.#requireObjects().revokeAll(userId, actor);
     await this.#revoked(userId, "all", result);
     return result;
   }
 
   /** Revokes every session of a user except `keepSessionId` ("sign out everywhere else"). */
-  async revokeOtherSessions(userId: string, keepSessionId: string): Promise<RevocationResult> {
-    const result = await this.#requireObjects().revokeOthers(userId, keepSessionId);
+  async revokeOtherSessions(
+    userId: string,
+    keepSessionId: string,
+    actor: RevocationActor = SELF,
+  ): Promise<RevocationResult> {
+    const result = await this.#requireObjects().revokeOthers(userId, keepSessionId, actor);
     await this.#revoked(userId, "others", result);
     return result;
   }
@@ -248,22 +323,119 @@ export class SessionManager {
     userId: string,
     sessionId: string,
     reason: "logout" | "revoked" = "revoked",
+    actor: RevocationActor = SELF,
   ): Promise<RevocationResult | null> {
     const objects = this.#requireObjects();
     this.#recentRefresh.delete(sessionId);
     if (reason === "logout") {
-      const result = await objects.revoke(userId, sessionId, reason);
+      const result = await objects.revoke(userId, sessionId, reason, actor);
       await this.#notify("onSignOut", { userId, sessionId });
       return result;
     }
-    const result = await objects.revokeActive(userId, sessionId);
+    const result = await objects.revokeActive(userId, sessionId, actor);
     if (result) await this.#revoked(userId, "session", result, sessionId);
     return result;
   }
 
+  // ---- the user's security record and the organizations' controls --------------------------
+
+  /** One page of the user's security timeline, newest first. */
+  timeline(userId: string, options: { cursor?: string | null; limit?: number } = {}): Promise<TimelinePage> {
+    return this.#requireObjects().timeline(userId, options);
+  }
+
+  /** The devices and places the user signed in from within the retention window. */
+  devices(userId: string): Promise<KnownDevice[]> {
+    return this.#requireObjects().devices(userId);
+  }
+
+  /** A revocation receipt by id (a user's `rcpt.u.…` or an organization's `rcpt.o.…`), or null. */
+  receipt(id: string): Promise<RevocationReceipt | null> {
+    const userId = receiptOwner(id);
+    if (userId !== null) return this.#requireObjects().receipt(userId, id);
+    const organizationId = organizationReceiptOwner(id);
+    if (organizationId !== null) return this.#requireOrganizations().receipt(organizationId, id);
+    return Promise.resolve(null);
+  }
+
+  /** Tells the user's timeline that a request carrying this session was locked out by a rate limit. */
+  async recordLockout(session: ResolvedSession, family: string, retryAfterSeconds: number, ip?: string): Promise<void> {
+    await this.#objects?.recordLockout(session.record.userId, session.sessionId, family, retryAfterSeconds, ip);
+  }
+
+  /**
+   * An organization's kill switch: every session of every member issued before now ends, now and
+   * wherever it is resolved (see `OrganizationSessions.endSessions`). Answers the receipt.
+   */
+  async endOrganizationSessions(organizationId: string, actor: RevocationActor): Promise<RevocationReceipt> {
+    const receipt = await this.#requireOrganizations().endSessions(organizationId, actor);
+    this.#epochs.forget(organizationId);
+    return receipt;
+  }
+
+  /** Lifts an organization's kill switch for what comes next; ended sessions stay ended. */
+  async liftOrganizationSessions(organizationId: string): Promise<void> {
+    await this.#requireOrganizations().lift(organizationId);
+    this.#epochs.forget(organizationId);
+  }
+
+  organizationEpoch(organizationId: string): Promise<number | null> {
+    return this.#requireOrganizations().epoch(organizationId);
+  }
+
+  /** The policy that applies to sign-ins into the organization: an operator's, else the configured one. */
+  async organizationPolicy(
+    organizationId: string,
+  ): Promise<{ policy: SessionPolicy; source: "operator" | "configured" | "default" }> {
+    const set = await this.#requireOrganizations().policy(organizationId);
+    if (set) return { policy: set, source: "operator" };
+    const configured = this.config.organizationPolicies.get(organizationId);
+    return configured
+      ? { policy: configured, source: "configured" }
+      : { policy: this.config.sessionPolicy, source: "default" };
+  }
+
+  /** Sets (or with null clears) an operator's policy for the organization. */
+  setOrganizationPolicy(organizationId: string, policy: SessionPolicy | null): Promise<void> {
+    return this.#requireOrganizations().setPolicy(organizationId, policy);
+  }
+
+  /** The policy of a sign-in into `organizationId`: the operator's (if the objects are bound), the configured one, the default. */
+  async #policyFor(organizationId: string | undefined): Promise<SessionPolicy> {
+    if (organizationId === undefined) return this.config.sessionPolicy;
+    const set = this.#organizations ? await this.#organizations.policyOrNull(organizationId) : null;
+    return set ?? this.config.organizationPolicies.get(organizationId) ?? this.config.sessionPolicy;
+  }
+
+  /** Tells the owner's timeline a revoked session's cookie was used, at most once per session per isolate per 10 minutes. */
+  async #reportRefused(userId: string, sessionId: string, seen: SessionMeta): Promise<void> {
+    if (!this.#objects) return;
+    const now = this.config.clock();
+    const last = this.#reportedRefused.get(sessionId);
+    if (last !== undefined && now - last < REFUSED_REPORT_MS) return;
+    if (this.#reportedRefused.size >= MAX_REPORTED)
+      this.#reportedRefused.delete(this.#reportedRefused.keys().next().value!);
+    this.#reportedRefused.set(sessionId, now);
+    await this.#objects.recordRefused(userId, sessionId, {
+      ...(seen.ip ? { ip: seen.ip.slice(0, 64) } : {}),
+      ...(seen.userAgent ? { device: describeUserAgent(seen.userAgent) } : {}),
+      ...(seen.location ? { location: seen.location } : {}),
+    });
+  }
+
+  #requireOrganizations(): OrganizationObjects {
+    if (!this.#organizations) {
+      throw new AuthError("config_missing", {
+        status: 500,
+        message: "This needs the organizations Durable Object namespace (SessionManager option `organizations`)",
+      });
+    }
+    return this.#organizations;
+  }
+
   async #end(sessionId: string, reason: "logout" | "revoked"): Promise<void> {
     const record = await storeCall(() => this.store.get(sessionId));
-    if (record && this.#objects) await this.#objects.revoke(record.userId, sessionId, reason);
+    if (record && this.#objects) await this.#objects.revoke(record.userId, sessionId, reason, SELF);
     else await storeCall(() => this.store.delete(sessionId));
     if (record) await this.#notify("onSignOut", { userId: record.userId, sessionId });
   }

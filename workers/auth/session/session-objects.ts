@@ -6,6 +6,14 @@
  * so no route reaches a stub around the error contract.
  */
 import type {
+  KnownDevice,
+  RevocationActor,
+  RevocationReceipt,
+  SessionLocation,
+  TimelinePage,
+} from "../../../client-sdk/protocol/security";
+import type { RegisterResult } from "../../../client-sdk/protocol/session-object";
+import type {
   RevocationResult,
   SessionInfo,
   SessionMirror,
@@ -22,9 +30,9 @@ export class SessionObjects {
     this.#clock = clock;
   }
 
-  /** Mirrors a new session; false when its id was revoked before (never reuse). */
-  async register(userId: string, session: SessionMirror): Promise<boolean> {
-    return (await storeCall(() => this.#stub(userId).register(session))).registered;
+  /** Mirrors a new session under the user's session policy (see `UserSessions.register`). */
+  register(userId: string, session: SessionMirror): Promise<RegisterResult> {
+    return storeCall(() => this.#stub(userId).register(session));
   }
 
   /** Records a slide; throws the raw failure (sliding is best effort, its caller logs). */
@@ -40,21 +48,66 @@ export class SessionObjects {
     return storeCall(() => this.#stub(userId).list(this.#clock()));
   }
 
-  revoke(userId: string, sessionId: string, reason: "logout" | "revoked"): Promise<RevocationResult> {
-    return storeCall(() => this.#stub(userId).revoke(sessionId, reason));
+  revoke(
+    userId: string,
+    sessionId: string,
+    reason: "logout" | "revoked",
+    actor: RevocationActor,
+  ): Promise<RevocationResult> {
+    return storeCall(() => this.#stub(userId).revoke(sessionId, reason, actor));
   }
 
   /** Revokes the session only while it is active (null otherwise), atomically in its object. */
-  revokeActive(userId: string, sessionId: string): Promise<RevocationResult | null> {
-    return storeCall(() => this.#stub(userId).revokeActive(sessionId, this.#clock()));
+  revokeActive(userId: string, sessionId: string, actor: RevocationActor): Promise<RevocationResult | null> {
+    return storeCall(() => this.#stub(userId).revokeActive(sessionId, this.#clock(), actor));
   }
 
-  revokeAll(userId: string): Promise<RevocationResult> {
-    return storeCall(() => this.#stub(userId).revokeAll("revoked_all"));
+  revokeAll(userId: string, actor: RevocationActor): Promise<RevocationResult> {
+    return storeCall(() => this.#stub(userId).revokeAll("revoked_all", actor));
   }
 
-  revokeOthers(userId: string, keepSessionId: string): Promise<RevocationResult> {
-    return storeCall(() => this.#stub(userId).revokeOthers(keepSessionId));
+  revokeOthers(userId: string, keepSessionId: string, actor: RevocationActor): Promise<RevocationResult> {
+    return storeCall(() => this.#stub(userId).revokeOthers(keepSessionId, actor));
+  }
+
+  timeline(userId: string, options: { cursor?: string | null; limit?: number }): Promise<TimelinePage> {
+    return storeCall(() => this.#stub(userId).timeline(options));
+  }
+
+  devices(userId: string): Promise<KnownDevice[]> {
+    return storeCall(() => this.#stub(userId).devices());
+  }
+
+  receipt(userId: string, id: string): Promise<RevocationReceipt | null> {
+    return storeCall(() => this.#stub(userId).receipt(id));
+  }
+
+  /** Tells the user's timeline that a revoked session's cookie came back; failures are logged, never thrown. */
+  async recordRefused(
+    userId: string,
+    sessionId: string,
+    seen: { ip?: string; device?: string; location?: SessionLocation },
+  ): Promise<void> {
+    try {
+      await this.#stub(userId).recordRefused(sessionId, seen);
+    } catch (err) {
+      console.error("gatehouse: could not record a refused session", err instanceof Error ? err.message : err);
+    }
+  }
+
+  /** Tells the user's timeline a request of theirs was locked out; failures are logged, never thrown. */
+  async recordLockout(
+    userId: string,
+    sessionId: string,
+    family: string,
+    retryAfter: number,
+    ip?: string,
+  ): Promise<void> {
+    try {
+      await this.#stub(userId).recordLockout(sessionId, family, retryAfter, ip);
+    } catch (err) {
+      console.error("gatehouse: could not record a rate-limit lockout", err instanceof Error ? err.message : err);
+    }
   }
 
   #stub(userId: string): DurableObjectStub<UserSessions> {

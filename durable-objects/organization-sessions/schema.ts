@@ -1,0 +1,28 @@
+/**
+ * @module
+ * SQLite schema of the per-organization object (`OrganizationSessions`). Written down in
+ * ARCHITECTURE.md ("Storage schema"); objects keep their storage forever, so a change here that
+ * renames or drops a column must migrate.
+ */
+export const ORGANIZATION_SCHEMA = `
+CREATE TABLE IF NOT EXISTS members (
+  user_id TEXT PRIMARY KEY,
+  added_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS settings (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS receipts (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  at INTEGER NOT NULL,
+  actor TEXT NOT NULL,
+  members INTEGER NOT NULL,
+  revoked INTEGER NOT NULL,
+  sockets_closed INTEGER NOT NULL,
+  kv_pending INTEGER NOT NULL,
+  refused_after_ms INTEGER NOT NULL,
+  failed_members INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+`;
