@@ -6,6 +6,7 @@
  * type-checks against this, never against the auth worker's code.
  */
 import type { RateLimitDecision } from "../rate-limit/limiter";
+import type { KnownDevice, RevocationActor, RevocationReceipt, SessionPolicy, TimelinePage } from "./security";
 import type { RevocationResult, SessionInfo } from "./session-object";
 import type { AppUser } from "./users";
 
@@ -24,10 +25,26 @@ export interface AuthServiceApi {
   /** The session in this Cookie header (public id, user, expiry), or null. */
   resolveSession(cookieHeader: string | null): Promise<RpcSession | null>;
   listSessions(userId: string): Promise<SessionInfo[]>;
-  /** Revokes one session by public id; null when no live session has that id. */
-  revokeSession(sessionId: string): Promise<RevocationResult | null>;
-  /** Revokes every session of the user and closes every open tab. */
-  revokeUser(userId: string): Promise<RevocationResult>;
+  /** Revokes one session by public id; null when no live session has that id. The actor defaults to the user. */
+  revokeSession(sessionId: string, actor?: RevocationActor): Promise<RevocationResult | null>;
+  /** Revokes every session of the user and closes every open tab. The actor defaults to `{ kind: "admin", label: "service" }`. */
+  revokeUser(userId: string, actor?: RevocationActor): Promise<RevocationResult>;
+  /** One page of the user's security timeline, newest first (`cursor` from the previous page). */
+  timeline(userId: string, options?: { cursor?: string | null; limit?: number }): Promise<TimelinePage>;
+  /** The devices and places the user signed in from within the retention window. */
+  devices(userId: string): Promise<KnownDevice[]>;
+  /** A revocation receipt by id (`rcpt.u.…` or `rcpt.o.…`), or null. */
+  receipt(receiptId: string): Promise<RevocationReceipt | null>;
+  /** An organization's kill switch: ends every session of every member issued before now. `label` names the caller on the timeline. */
+  endOrganizationSessions(organizationId: string, label?: string): Promise<RevocationReceipt>;
+  /** Lifts an organization's kill switch for what comes next (ended sessions stay ended). */
+  liftOrganizationSessions(organizationId: string): Promise<void>;
+  /** The session policy sign-ins into the organization get, and where it comes from. */
+  organizationPolicy(
+    organizationId: string,
+  ): Promise<{ policy: SessionPolicy; source: "operator" | "configured" | "default" }>;
+  /** Sets (null: clears) the operator's session policy of the organization. */
+  setOrganizationPolicy(organizationId: string, policy: SessionPolicy | null): Promise<void>;
   /** One fixed-window check on the auth worker's limiter (keys namespaced `rl:svc:`). */
   checkRateLimit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision>;
 }

@@ -1,13 +1,14 @@
 /**
  * The shapes shared by the local identity provider's route modules: its configuration, the
- * per-server context (store, signer, faults, webhooks) and the route table entry. Types and one guard only;
- * never holds state of its own.
+ * per-server context (store, signer, faults, webhooks, security events) and the route table entry.
+ * Types and one guard only; never holds state of its own.
  */
 import type { IncomingHttpHeaders } from "node:http";
 import { LocalIdpError } from "./errors.ts";
 import type { FaultEndpoint, FaultRegistry } from "./faults.ts";
 import type { Reply } from "./http.ts";
 import { type Signer, secretEquals } from "./signer.ts";
+import type { SecurityEventInbox } from "./security-events.ts";
 import type { IdpStore } from "./store.ts";
 import type { WebhookSender } from "./webhooks.ts";
 
@@ -34,6 +35,8 @@ export interface IdpContext {
   signer: Signer;
   faults: FaultRegistry;
   webhooks: WebhookSender;
+  /** The auth worker's security events received at `/__local/security-events`. */
+  securityEvents: SecurityEventInbox;
   /** Random per server start; the dashboard's forms carry it, so another site cannot post them. */
   formToken: string;
 }
@@ -45,6 +48,8 @@ export interface IdpRequest {
   /** Decoded capture groups of the route pattern. */
   params: string[];
   body(): Promise<Record<string, unknown>>;
+  /** The raw body as text (for signature checks); 413 past `maxBytes`. Read it or `body()`, not both. */
+  text(maxBytes: number): Promise<string>;
 }
 
 export type Handler = (ctx: IdpContext, req: IdpRequest) => Reply | Promise<Reply>;

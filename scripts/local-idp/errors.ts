@@ -17,7 +17,15 @@ export type LocalIdpErrorCode =
   | "payload_too_large"
   | "unsupported_media_type"
   | "not_found"
-  | "injected_fault";
+  | "injected_fault"
+  | "not_configured"
+  | "missing_signature"
+  | "malformed_signature"
+  | "stale_timestamp"
+  | "invalid_signature"
+  | "missing_event_id"
+  | "event_id_mismatch"
+  | "invalid_event";
 
 /** `oauth`: `{ error, error_description }` (authenticate); `api`: `{ code, message }` (everything else). */
 export type WireShape = "oauth" | "api";

@@ -1,7 +1,7 @@
 /**
  * Small HTTP helpers for the local identity provider: replies as plain values (status, headers,
- * body) that the server writes, body parsing (JSON or form) with a size limit, and the redirect
- * allow-list. Handlers stay pure functions of a request; never writes to a socket itself.
+ * body) that the server writes, body reading (raw text, or JSON / form parsed) with a size limit,
+ * and the redirect allow-list. Handlers stay pure functions of a request; never writes to a socket itself.
  */
 import type { IncomingMessage } from "node:http";
 import { LocalIdpError } from "./errors.ts";
@@ -45,16 +45,25 @@ export function redirect(location: string): Reply {
 
 const MAX_BODY_BYTES = 64 * 1024;
 
-/** Reads a JSON or form-encoded body into an object. An empty body is `{}`. */
-export async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+/** Reads the raw body as UTF-8 text; `payload_too_large` (413) past `maxBytes`. */
+export async function readText(req: IncomingMessage, maxBytes: number): Promise<string> {
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    throw new LocalIdpError("payload_too_large", 413, "Request body too large");
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new LocalIdpError("payload_too_large", 413, "Request body too large");
+    if (size > maxBytes) throw new LocalIdpError("payload_too_large", 413, "Request body too large");
     chunks.push(chunk as Buffer);
   }
-  const text = Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Reads a JSON or form-encoded body into an object. An empty body is `{}`. */
+export async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const text = await readText(req, MAX_BODY_BYTES);
   if (text.trim() === "") return {};
   const type = (req.headers["content-type"] ?? "").toLowerCase();
   if (type.startsWith("application/x-www-form-urlencoded")) return Object.fromEntries(new URLSearchParams(text));

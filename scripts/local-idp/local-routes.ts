@@ -3,6 +3,7 @@
  * reset, fault injection, the live provider sessions, the demo directory, a code minted
  * without the sign-in page so workerd tests can finish a login programmatically, the directory
  * changes that emit webhooks (revoke a session, change a role, delete a user) and the webhook outbox.
+ * (The security-event receiver is security-event-routes.ts; reset empties it too.)
  * Never reachable on a real provider; never exposes the API key or the signing key.
  */
 import { addMembership, changeRole, deleteUser, removeMembership, revokeProviderSession } from "./actions.ts";
@@ -32,6 +33,7 @@ function reset(ctx: IdpContext): Reply {
   ctx.store.reset();
   ctx.faults.clear();
   ctx.webhooks.clear();
+  ctx.securityEvents.clear();
   return json(200, { ok: true });
 }
 

@@ -13,10 +13,12 @@ import type { IdpConfig, IdpContext, Route } from "./context.ts";
 import { DASHBOARD_ROUTES } from "./dashboard-routes.ts";
 import { LocalIdpError } from "./errors.ts";
 import { FaultRegistry } from "./faults.ts";
-import { html, json, type Reply, readBody } from "./http.ts";
+import { html, json, type Reply, readBody, readText } from "./http.ts";
 import { randomSecret } from "./ids.ts";
 import { LOCAL_ROUTES } from "./local-routes.ts";
 import { renderMessagePage } from "./pages.ts";
+import { SECURITY_EVENT_ROUTES } from "./security-event-routes.ts";
+import { SecurityEventInbox, type SecurityEventsConfig } from "./security-events.ts";
 import { createSigner } from "./signer.ts";
 import { IdpStore } from "./store.ts";
 import { type WebhookConfig, WebhookSender } from "./webhooks.ts";
@@ -41,6 +43,11 @@ export interface LocalIdpOptions {
   now?: () => number;
   /** Deliver directory changes as signed WorkOS webhooks to `url` (see webhooks.ts). Default off. */
   webhook?: WebhookConfig;
+  /**
+   * Receive the auth worker's signed security events at `POST /__local/security-events` (point its
+   * `SECURITY_EVENTS_WEBHOOK_URL` there; the same secret on both sides). Default off (503).
+   */
+  securityEvents?: SecurityEventsConfig;
 }
 
 export interface LocalIdp {
@@ -50,7 +57,13 @@ export interface LocalIdp {
   close(): Promise<void>;
 }
 
-const ROUTES: Route[] = [...API_ROUTES, ...BROWSER_ROUTES, ...LOCAL_ROUTES, ...DASHBOARD_ROUTES];
+const ROUTES: Route[] = [
+  ...API_ROUTES,
+  ...BROWSER_ROUTES,
+  ...LOCAL_ROUTES,
+  ...SECURITY_EVENT_ROUTES,
+  ...DASHBOARD_ROUTES,
+];
 
 export async function startLocalIdp(options: LocalIdpOptions): Promise<LocalIdp> {
   if (!options.apiKey) throw new TypeError("startLocalIdp: apiKey is required");
@@ -59,7 +72,8 @@ export async function startLocalIdp(options: LocalIdpOptions): Promise<LocalIdp>
   if (!isLoopbackHost(host)) {
     console.warn(
       `local-idp: WARNING: listening on ${host}, not loopback. Anyone who can reach it can sign in as any demo user ` +
-        "and read the signed webhook deliveries (GET /__local/webhooks). It is a development tool: never expose it.",
+        "and read the signed webhook deliveries and security events (GET /__local/webhooks, /__local/security-events). " +
+        "It is a development tool: never expose it.",
     );
   }
   const now = options.now ?? Date.now;
@@ -73,12 +87,14 @@ export async function startLocalIdp(options: LocalIdpOptions): Promise<LocalIdp>
       : null,
   };
   const store = new IdpStore(now);
+  const securityEvents = new SecurityEventInbox(options.securityEvents ?? null, now);
   const ctx: IdpContext = {
     config,
     store,
     signer: await createSigner(now),
     faults: new FaultRegistry(),
     webhooks: new WebhookSender(store, options.webhook ?? null, now),
+    securityEvents,
     formToken: randomSecret(24),
   };
   const closing = new AbortController();
@@ -154,7 +170,14 @@ async function dispatch(ctx: IdpContext, req: IncomingMessage, signal: AbortSign
       throw new LocalIdpError("injected_fault", fault.status, `Injected fault on '${fault.endpoint}'.`);
     }
     const params = match.slice(1).map((p) => decodeParam(p));
-    return await route.handler(ctx, { method, url, headers: req.headers, params, body: () => readBody(req) });
+    return await route.handler(ctx, {
+      method,
+      url,
+      headers: req.headers,
+      params,
+      body: () => readBody(req),
+      text: (maxBytes) => readText(req, maxBytes),
+    });
   } catch (err) {
     return errorReply(err, route.page);
   }

@@ -11,4 +11,14 @@ export function isUserId(value: unknown): value is string {
   return typeof value === "string" && USER_ID.test(value);
 }
 
+/** Organization ids (WorkOS `org_01…`): the same alphabet as user ids. */
+export function isOrganizationId(value: unknown): value is string {
+  return typeof value === "string" && USER_ID.test(value);
+}
+
+/** Receipt ids: `rcpt.u.<userId>.<n>` (a user's object) or `rcpt.o.<organizationId>.<n>`. */
+export function isReceiptId(value: unknown): value is string {
+  return typeof value === "string" && /^rcpt\.[uo]\.[A-Za-z0-9_-]{1,128}\.\d{1,15}$/.test(value);
+}
+
 export { isSessionId } from "./session/token";

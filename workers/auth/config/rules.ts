@@ -55,7 +55,8 @@ export type ConfigRule =
   | "not_a_url"
   | "http_not_loopback"
   | "not_bound"
-  | "loopback_only";
+  | "loopback_only"
+  | "malformed";
 
 export interface ConfigProblem {
   variable: string;
@@ -75,12 +76,16 @@ export const RULE_TEXT: Readonly<Record<ConfigRule, string>> = {
     "is http: on a host that is not loopback; use https (cookies would lose Secure and the __Host- prefix)",
   not_bound: "is not bound: declare it in the wrangler config (kv_namespaces or durable_objects.bindings)",
   loopback_only: "is for local development only: it is refused unless AUTH_REDIRECT_URL is on loopback",
+  malformed: "is not a comma-separated list of label:token pairs (labels: a-z, 0-9, _ and -, each once)",
 };
 
 /** Why `value` is not an acceptable secret, or null when it is. */
 export function secretProblem(
   value: string,
-): Exclude<ConfigRule, "required" | "not_a_url" | "http_not_loopback" | "not_bound" | "loopback_only"> | null {
+): Exclude<
+  ConfigRule,
+  "required" | "not_a_url" | "http_not_loopback" | "not_bound" | "loopback_only" | "malformed"
+> | null {
   const normalized = value.toLowerCase().replace(/[^a-z0-9]/g, "");
   if (TEMPLATE.test(value.trim()) || PLACEHOLDERS.has(normalized) || PLACEHOLDER_WORDS.test(value)) {
     return "placeholder";
@@ -129,6 +134,15 @@ export function checkAuthEnvironment(
     const rule = secretProblem(value);
     if (rule) problems.push({ variable, rule });
   }
+  const labelled = env.ADMIN_API_TOKENS;
+  if (typeof labelled === "string" && labelled.trim() !== "") {
+    const pairs = labelledTokens(labelled);
+    if (!pairs) problems.push({ variable: "ADMIN_API_TOKENS", rule: "malformed" });
+    for (const { label, token } of pairs ?? []) {
+      const rule = secretProblem(token);
+      if (rule) problems.push({ variable: `ADMIN_API_TOKENS (${label})`, rule });
+    }
+  }
   const redirect = env.AUTH_REDIRECT_URL;
   if (typeof redirect === "string" && redirect.length > 0) {
     const rule = redirectUrlProblem(redirect);
@@ -153,4 +167,24 @@ function onLoopback(url: unknown): boolean {
   } catch {
     return false;
   }
+}
+
+/** `label:token` pairs, or null when malformed (the admin routes read the same format: admin/tokens.ts). */
+export function labelledTokens(list: string): { label: string; token: string }[] | null {
+  const pairs: { label: string; token: string }[] = [];
+  for (const entry of list.split(",")) {
+    const colon = entry.indexOf(":");
+    const label = entry.slice(0, colon).trim();
+    const token = entry.slice(colon + 1).trim();
+    if (
+      colon < 1 ||
+      !/^[a-z0-9][a-z0-9_-]{0,31}$/.test(label) ||
+      token === "" ||
+      pairs.some((p) => p.label === label)
+    ) {
+      return null;
+    }
+    pairs.push({ label, token });
+  }
+  return pairs;
 }

@@ -8,11 +8,19 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { StatefulObjectClient } from "../../../client-sdk/bindings/durable-object";
 import type { AuthServiceApi, RpcSession } from "../../../client-sdk/protocol";
+import type {
+  KnownDevice,
+  RevocationActor,
+  RevocationReceipt,
+  SessionPolicy,
+  TimelinePage,
+} from "../../../client-sdk/protocol/security";
 import { DORateLimiter, type RateLimitDecision } from "../../../client-sdk/rate-limit";
 import type { RevocationResult, SessionInfo } from "../../../durable-objects/user-sessions";
 import { type AuthWorkerEnv, authApplication } from "../app";
 import { assertAuthConfigured, authEnvOf } from "../app/configured";
-import { isSessionId, isUserId } from "../ids";
+import { isOrganizationId, isReceiptId, isSessionId, isUserId } from "../ids";
+import { resolvePolicy } from "../session/config";
 import { SessionManager } from "../session/session-manager";
 import type { AppUser } from "../types";
 
@@ -54,9 +62,68 @@ export class AuthService extends WorkerEntrypoint<AuthWorkerEnv> implements Auth
   }
 
   /** Revokes one session by public id; null when no live session has that id. */
-  async revokeSession(sessionId: string): Promise<RevocationResult | null> {
+  async revokeSession(sessionId: string, actor?: RevocationActor): Promise<RevocationResult | null> {
     if (!isSessionId(sessionId)) throw new TypeError("sessionId must be 64 lowercase hex digits");
-    return this.#sessions.revokeSession(sessionId);
+    return this.#sessions.revokeSession(sessionId, checkedActor(actor, { kind: "user" }));
+  }
+
+  async timeline(userId: string, options: { cursor?: string | null; limit?: number } = {}): Promise<TimelinePage> {
+    if (!isUserId(userId)) throw new TypeError("userId is not a valid user id");
+    const { cursor = null, limit = 50 } = options ?? {};
+    if (cursor !== null && (typeof cursor !== "string" || !/^c[0-9a-z]{1,11}$/.test(cursor))) {
+      throw new TypeError("cursor is not one this timeline issued");
+    }
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+      throw new TypeError("limit must be a whole number from 1 to 100");
+    return this.#sessions.timeline(userId, { cursor, limit });
+  }
+
+  async devices(userId: string): Promise<KnownDevice[]> {
+    if (!isUserId(userId)) throw new TypeError("userId is not a valid user id");
+    return this.#sessions.devices(userId);
+  }
+
+  async receipt(receiptId: string): Promise<RevocationReceipt | null> {
+    if (!isReceiptId(receiptId)) throw new TypeError("receiptId is not a receipt id (rcpt.u.… or rcpt.o.…)");
+    return this.#sessions.receipt(receiptId);
+  }
+
+  async endOrganizationSessions(organizationId: string, label = "service"): Promise<RevocationReceipt> {
+    this.#organizationCall(organizationId);
+    if (!ACTOR_LABEL.test(label)) throw new TypeError("label must be 1-64 letters, digits, _ . @ or -");
+    return this.#sessions.endOrganizationSessions(organizationId, { kind: "kill_switch", label });
+  }
+
+  async liftOrganizationSessions(organizationId: string): Promise<void> {
+    this.#organizationCall(organizationId);
+    await this.#sessions.liftOrganizationSessions(organizationId);
+  }
+
+  async organizationPolicy(
+    organizationId: string,
+  ): Promise<{ policy: SessionPolicy; source: "operator" | "configured" | "default" }> {
+    this.#organizationCall(organizationId);
+    return this.#sessions.organizationPolicy(organizationId);
+  }
+
+  async setOrganizationPolicy(organizationId: string, policy: SessionPolicy | null): Promise<void> {
+    this.#organizationCall(organizationId);
+    let checked: SessionPolicy | null = null;
+    if (policy !== null) {
+      if (typeof policy !== "object") throw new TypeError("policy must be { maxSessions, onLimit } or null");
+      try {
+        checked = resolvePolicy(policy, "policy");
+      } catch (err) {
+        throw new TypeError((err as Error).message);
+      }
+    }
+    await this.#sessions.setOrganizationPolicy(organizationId, checked);
+  }
+
+  /** Checks an organization id and that the organizations' objects are bound. */
+  #organizationCall(organizationId: string): void {
+    if (!isOrganizationId(organizationId)) throw new TypeError("organizationId is not a valid organization id");
+    if (!this.#sessions.hasOrganizations) throw new TypeError("this auth worker has no ORGANIZATIONS binding");
   }
 
   /**
@@ -85,8 +152,21 @@ export class AuthService extends WorkerEntrypoint<AuthWorkerEnv> implements Auth
   }
 
   /** Revokes every session of the user and closes every open tab. */
-  async revokeUser(userId: string): Promise<RevocationResult> {
+  async revokeUser(userId: string, actor?: RevocationActor): Promise<RevocationResult> {
     if (!isUserId(userId)) throw new TypeError("userId is not a valid user id");
-    return this.#sessions.revokeUser(userId);
+    return this.#sessions.revokeUser(userId, checkedActor(actor, { kind: "admin", label: "service" }));
   }
+}
+
+const ACTOR_KINDS = new Set(["user", "admin", "provider", "policy", "kill_switch", "system"]);
+const ACTOR_LABEL = /^[A-Za-z0-9_.@-]{1,64}$/;
+
+/** A caller's actor, checked (it lands on the user's timeline), or the default. */
+function checkedActor(actor: RevocationActor | undefined, fallback: RevocationActor): RevocationActor {
+  if (actor === undefined || actor === null) return fallback;
+  if (typeof actor !== "object" || !ACTOR_KINDS.has(actor.kind)) throw new TypeError("actor.kind is not a known kind");
+  if (actor.label !== undefined && (typeof actor.label !== "string" || !ACTOR_LABEL.test(actor.label))) {
+    throw new TypeError("actor.label must be 1-64 letters, digits, _ . @ or -");
+  }
+  return actor.label === undefined ? { kind: actor.kind } : { kind: actor.kind, label: actor.label };
 }

@@ -339,6 +339,11 @@ export class SessionManager {
 
   // ---- the user's security record and the organizations' controls --------------------------
 
+  /** True when the per-organization objects are bound (kill switch, operator-set policy). */
+  get hasOrganizations(): boolean {
+    return this.#organizations !== undefined;
+  }
+
   /** One page of the user's security timeline, newest first. */
   timeline(userId: string, options: { cursor?: string | null; limit?: number } = {}): Promise<TimelinePage> {
     return this.#requireObjects().timeline(userId, options);

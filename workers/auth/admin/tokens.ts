@@ -1,0 +1,47 @@
+/**
+ * @module
+ * The admin API's bearer tokens, each with a label that names who acted on the user's timeline:
+ * `ADMIN_API_TOKEN` (label `admin`) and `ADMIN_API_TOKENS` (`label:token,label:token`). Tokens are
+ * compared as SHA-256 digests in constant time; a token never reaches a log or a timeline, only its label.
+ */
+import { RequestKey } from "../../../client-sdk/core/middleware";
+import { labelledTokens } from "../config/rules";
+import { sha256Hex, timingSafeEqual } from "../crypto";
+
+export interface AdminTokenEnv {
+  ADMIN_API_TOKEN?: string;
+  ADMIN_API_TOKENS?: string;
+}
+
+/** The label of the token that authorized this admin request. */
+export const AdminLabelKey = new RequestKey<string>("gatehouse.adminLabel");
+
+/** `label:token` pairs of `ADMIN_API_TOKENS`, or null when the list is malformed (the configuration check names it). */
+export function parseAdminTokens(list: string | undefined): { label: string; token: string }[] | null {
+  return !list || list.trim() === "" ? [] : labelledTokens(list);
+}
+
+/** Every configured token with its label; empty when none is set (the admin routes then do not exist). */
+export function adminTokens(env: AdminTokenEnv): { label: string; token: string }[] {
+  return [
+    ...(env.ADMIN_API_TOKEN ? [{ label: "admin", token: env.ADMIN_API_TOKEN }] : []),
+    ...(parseAdminTokens(env.ADMIN_API_TOKENS) ?? []),
+  ];
+}
+
+/** The label of the token the request carries, "missing" without one, or null when it matches none. */
+export async function adminLabelOf(
+  request: Request,
+  tokens: readonly { label: string; token: string }[],
+): Promise<string | "missing" | null> {
+  const header = request.headers.get("Authorization");
+  const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
+  if (!match) return "missing";
+  const given = await sha256Hex(match[1]!);
+  let found: string | null = null;
+  // Every token is compared, so the time taken does not say which one (or whether any) matched.
+  for (const { label, token } of tokens) {
+    if (timingSafeEqual(given, await sha256Hex(token)) && found === null) found = label;
+  }
+  return found;
+}
