@@ -19,9 +19,15 @@ export {
   type AuthServiceErrorOptions,
   type AuthServiceSession,
   type CookieSource,
+  type KnownDevice,
   loginUrlFor,
   type OrganizationMembership,
+  type OrganizationPolicy,
+  type RevocationActor,
+  type RevocationReceipt,
   type RevocationResult,
+  type SecurityEvent,
+  type SecurityEventType,
   ServiceAuthMiddleware,
   type ServiceAuthMiddlewareOptions,
   type ServiceLogoutClient,
@@ -29,6 +35,9 @@ export {
   type ServiceLogoutOptions,
   type ServiceSessionResolver,
   type SessionInfo,
+  type SessionLocation,
+  type SessionPolicy,
+  type TimelinePage,
 } from "./auth-service";
 // Platform bindings: wrappers, their option types, errors and registration
 export { AIClient, type AiOptions } from "./bindings/ai";
@@ -130,6 +139,15 @@ export {
   type StoreUnavailableBody,
 } from "./rate-limit";
 export { PlatformServiceProvider, type PlatformServiceProviderOptions } from "./registration";
+// Receiving the security-event webhook
+export {
+  SECURITY_EVENT_ID_HEADER,
+  SECURITY_EVENT_SIGNATURE_HEADER,
+  SECURITY_EVENT_TOLERANCE_MS,
+  type SecurityEventVerdict,
+  signSecurityEvent,
+  verifySecurityEvent,
+} from "./security-events";
 export {
   VersionedKVError,
   type VersionedKVErrorCode,

@@ -10,15 +10,31 @@
 import { withDeadline } from "../core/deadline";
 import type { RateLimitDecision } from "../rate-limit";
 import { AuthServiceError, toAuthServiceError } from "./errors";
-import { isAppUser, isRateDecision, isRevocation, isSession, isSessionList } from "./shape";
+import {
+  isAppUser,
+  isDeviceList,
+  isPolicyAnswer,
+  isRateDecision,
+  isReceipt,
+  isRevocation,
+  isSession,
+  isSessionList,
+  isTimelinePage,
+} from "./shape";
 import type {
   AppUser,
   AuthService,
   AuthServiceBinding,
   AuthServiceSession,
+  KnownDevice,
+  OrganizationPolicy,
+  RevocationActor,
+  RevocationReceipt,
   RevocationResult,
   ServiceSessionResolver,
   SessionInfo,
+  SessionPolicy,
+  TimelinePage,
 } from "./types";
 
 export interface AuthServiceClientOptions {
@@ -38,6 +54,13 @@ type RemoteMethod =
   | "listSessions"
   | "revokeSession"
   | "revokeUser"
+  | "timeline"
+  | "devices"
+  | "receipt"
+  | "endOrganizationSessions"
+  | "liftOrganizationSessions"
+  | "organizationPolicy"
+  | "setOrganizationPolicy"
   | "checkRateLimit";
 type Remote = Pick<AuthService, RemoteMethod>;
 
@@ -89,14 +112,61 @@ export class AuthServiceClient implements ServiceSessionResolver {
     return this.#checked("listSessions", [idArgument(userId, "userId", "listSessions")], isSessionList);
   }
 
-  /** Revokes one session by its public id; null when no live session has that id. */
-  async revokeSession(sessionId: string): Promise<RevocationResult | null> {
-    return this.#checked("revokeSession", [idArgument(sessionId, "sessionId", "revokeSession")], orNull(isRevocation));
+  /**
+   * Revokes one session by its public id; null when no live session has that id. `actor` is who the
+   * user's timeline names (default: the user); the result carries the revocation's `receiptId`.
+   */
+  async revokeSession(sessionId: string, actor?: RevocationActor): Promise<RevocationResult | null> {
+    const id = idArgument(sessionId, "sessionId", "revokeSession");
+    return this.#checked("revokeSession", actor ? [id, actor] : [id], orNull(isRevocation));
   }
 
-  /** Revokes every session of a user and closes every open tab. */
-  async revokeUser(userId: string): Promise<RevocationResult> {
-    return this.#checked("revokeUser", [idArgument(userId, "userId", "revokeUser")], isRevocation);
+  /** Revokes every session of a user and closes every open tab (actor default: `{ kind: "admin", label: "service" }`). */
+  async revokeUser(userId: string, actor?: RevocationActor): Promise<RevocationResult> {
+    const id = idArgument(userId, "userId", "revokeUser");
+    return this.#checked("revokeUser", actor ? [id, actor] : [id], isRevocation);
+  }
+
+  /** One page of the user's security timeline, newest first; pass `nextCursor` back for older events. */
+  async timeline(userId: string, options: { cursor?: string | null; limit?: number } = {}): Promise<TimelinePage> {
+    return this.#checked("timeline", [idArgument(userId, "userId", "timeline"), options], isTimelinePage);
+  }
+
+  /** The devices and places the user signed in from within the retention window. */
+  async devices(userId: string): Promise<KnownDevice[]> {
+    return this.#checked("devices", [idArgument(userId, "userId", "devices")], isDeviceList);
+  }
+
+  /** A revocation receipt by id (`RevocationResult.receiptId`), or null. */
+  async receipt(receiptId: string): Promise<RevocationReceipt | null> {
+    return this.#checked("receipt", [idArgument(receiptId, "receiptId", "receipt")], orNull(isReceipt));
+  }
+
+  /**
+   * The organization's kill switch: ends every session of every member and refuses sessions issued
+   * before now until it is lifted. `label` names the caller on every member's timeline.
+   */
+  async endOrganizationSessions(organizationId: string, label?: string): Promise<RevocationReceipt> {
+    const id = idArgument(organizationId, "organizationId", "endOrganizationSessions");
+    return this.#checked("endOrganizationSessions", label === undefined ? [id] : [id, label], isReceipt);
+  }
+
+  /** Lifts the organization's kill switch for new sessions; ended sessions stay ended. */
+  async liftOrganizationSessions(organizationId: string): Promise<void> {
+    const id = idArgument(organizationId, "organizationId", "liftOrganizationSessions");
+    await this.#checked("liftOrganizationSessions", [id], isUndefined);
+  }
+
+  /** The session policy sign-ins into the organization get, and where it comes from. */
+  async organizationPolicy(organizationId: string): Promise<OrganizationPolicy> {
+    const id = idArgument(organizationId, "organizationId", "organizationPolicy");
+    return this.#checked("organizationPolicy", [id], isPolicyAnswer);
+  }
+
+  /** Sets the operator's session policy of the organization; null clears it (the configured one applies). */
+  async setOrganizationPolicy(organizationId: string, policy: SessionPolicy | null): Promise<void> {
+    const id = idArgument(organizationId, "organizationId", "setOrganizationPolicy");
+    await this.#checked("setOrganizationPolicy", [id, policy], isUndefined);
   }
 
   /**
@@ -163,6 +233,10 @@ function idArgument(value: unknown, name: string, method: string): string {
     throw new AuthServiceError("invalid_argument", { method, message: `${name} must be a non-empty string` });
   }
   return value;
+}
+
+function isUndefined(value: unknown): value is undefined {
+  return value === undefined || value === null;
 }
 
 /** `shape`, or null. */

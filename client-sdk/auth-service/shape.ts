@@ -5,7 +5,16 @@
  * worker's entrypoint) must fail loudly rather than hand a handler a half user.
  * Checks only what callers rely on; they never copy or rewrite the answer.
  */
-import type { AppUser, AuthServiceSession, RevocationResult, SessionInfo } from "./types";
+import type {
+  AppUser,
+  AuthServiceSession,
+  KnownDevice,
+  OrganizationPolicy,
+  RevocationReceipt,
+  RevocationResult,
+  SessionInfo,
+  TimelinePage,
+} from "./types";
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null;
@@ -56,4 +65,40 @@ export function isRateDecision(value: unknown): value is RateLimitDecision {
   if (typeof value !== "object" || value === null) return false;
   const v = value as Record<string, unknown>;
   return typeof v.allowed === "boolean" && typeof v.remaining === "number" && typeof v.resetAt === "number";
+}
+
+export function isTimelinePage(value: unknown): value is TimelinePage {
+  return (
+    isRecord(value) &&
+    (value.nextCursor === null || typeof value.nextCursor === "string") &&
+    Array.isArray(value.events) &&
+    value.events.every(
+      (e) => isRecord(e) && typeof e.id === "string" && typeof e.type === "string" && typeof e.at === "number",
+    )
+  );
+}
+
+export function isDeviceList(value: unknown): value is KnownDevice[] {
+  return (
+    Array.isArray(value) &&
+    value.every((d) => isRecord(d) && typeof d.device === "string" && typeof d.lastSeenAt === "number")
+  );
+}
+
+export function isReceipt(value: unknown): value is RevocationReceipt {
+  return (
+    isRecord(value) &&
+    typeof value.id === "string" &&
+    typeof value.revoked === "number" &&
+    typeof value.refusedAfterMs === "number"
+  );
+}
+
+export function isPolicyAnswer(value: unknown): value is OrganizationPolicy {
+  return (
+    isRecord(value) &&
+    isRecord(value.policy) &&
+    (value.policy.maxSessions === null || typeof value.policy.maxSessions === "number") &&
+    (value.source === "operator" || value.source === "configured" || value.source === "default")
+  );
 }

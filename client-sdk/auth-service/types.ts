@@ -7,15 +7,42 @@
 import type {
   AppUser,
   AuthServiceApi,
+  KnownDevice,
   OrganizationMembership,
+  RevocationActor,
+  RevocationReceipt,
   RevocationResult,
   RpcSession,
+  SecurityEvent,
+  SecurityEventType,
   SessionInfo,
+  SessionLocation,
+  SessionPolicy,
+  TimelinePage,
 } from "../protocol";
 
 /** The `AuthService` entrypoint's methods (`AuthServiceApi`). */
 export type AuthService = AuthServiceApi;
-export type { AppUser, OrganizationMembership, RevocationResult, SessionInfo };
+export type {
+  AppUser,
+  KnownDevice,
+  OrganizationMembership,
+  RevocationActor,
+  RevocationReceipt,
+  RevocationResult,
+  SecurityEvent,
+  SecurityEventType,
+  SessionInfo,
+  SessionLocation,
+  SessionPolicy,
+  TimelinePage,
+};
+
+/** An organization's session policy and where it comes from (the operator's, the configured one, or the default). */
+export interface OrganizationPolicy {
+  policy: SessionPolicy;
+  source: "operator" | "configured" | "default";
+}
 
 /**
  * A service binding to the auth worker's `AuthService` entrypoint (`[[services]] … entrypoint =

@@ -23,6 +23,8 @@ export interface SessionInfo {
   device: string | null;
   /** Where it signed in from. */
   location: SessionLocation | null;
+  /** Its sign-in was the first from this device and place within the retention window (`session.new_device`). */
+  newDevice: boolean;
 }
 
 /** What `SessionManager` mirrors into the object when a session is created. */

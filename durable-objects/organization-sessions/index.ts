@@ -8,9 +8,9 @@
  * removes the epoch for what comes next; ended sessions stay ended. RPC methods only.
  */
 import { DurableObject } from "cloudflare:workers";
-import { orgEpochKey } from "../../client-sdk/protocol/session-record";
 import type { RevocationActor, RevocationReceipt, SessionPolicy } from "../../client-sdk/protocol/security";
 import type { RevocationResult } from "../../client-sdk/protocol/session-object";
+import { orgEpochKey } from "../../client-sdk/protocol/session-record";
 import { objectNow } from "../clock";
 import type { UserSessions } from "../user-sessions";
 import { DEFAULT_RETENTION_MS } from "../user-sessions/timeline";
@@ -82,7 +82,8 @@ export class OrganizationSessions extends DurableObject<OrganizationEnv> {
    */
   async endSessions(actor: RevocationActor): Promise<RevocationReceipt> {
     const users = this.#users;
-    if (!users) throw new Error(`OrganizationSessions: no session objects bound as ${OrganizationSessions.userSessionsBinding}`);
+    if (!users)
+      throw new Error(`OrganizationSessions: no session objects bound as ${OrganizationSessions.userSessionsBinding}`);
     const organizationId = this.#organizationId();
     const started = objectNow();
     const epoch = Math.max(started, (this.epoch() ?? 0) + 1);
@@ -106,7 +107,10 @@ export class OrganizationSessions extends DurableObject<OrganizationEnv> {
         } catch (err) {
           // The epoch still refuses this member's sessions (KV, and the next sign-in's object); count it.
           totals.failed++;
-          console.error("gatehouse: kill switch could not reach a member's session object", err instanceof Error ? err.message : err);
+          console.error(
+            "gatehouse: kill switch could not reach a member's session object",
+            err instanceof Error ? err.message : err,
+          );
         }
       }
     };
@@ -139,7 +143,9 @@ export class OrganizationSessions extends DurableObject<OrganizationEnv> {
   /** A kill-switch receipt of this organization, by id; null when unknown or pruned. */
   receipt(id: string): RevocationReceipt | null {
     const seq = Number(id.slice(id.lastIndexOf(".") + 1));
-    const row = this.ctx.storage.sql.exec("SELECT * FROM receipts WHERE seq = ? AND expires_at > ?", seq, objectNow()).toArray()[0];
+    const row = this.ctx.storage.sql
+      .exec("SELECT * FROM receipts WHERE seq = ? AND expires_at > ?", seq, objectNow())
+      .toArray()[0];
     if (!row) return null;
     return {
       id,
@@ -162,7 +168,9 @@ export class OrganizationSessions extends DurableObject<OrganizationEnv> {
   }
 
   #setting(key: string): string | null {
-    const row = this.ctx.storage.sql.exec<{ value: string }>("SELECT value FROM settings WHERE key = ?", key).toArray()[0];
+    const row = this.ctx.storage.sql
+      .exec<{ value: string }>("SELECT value FROM settings WHERE key = ?", key)
+      .toArray()[0];
     return row ? String(row.value) : null;
   }
 
@@ -184,5 +192,7 @@ export function organizationReceiptOwner(id: string): string | null {
 }
 
 function isNamespace(value: unknown): boolean {
-  return typeof value === "object" && value !== null && typeof (value as DurableObjectNamespace).idFromName === "function";
+  return (
+    typeof value === "object" && value !== null && typeof (value as DurableObjectNamespace).idFromName === "function"
+  );
 }

@@ -189,6 +189,7 @@ export class UserSessions extends Server<ServerEnv> {
       now,
       this.#retentionMs,
     );
+    if (newDevice) sql.exec("UPDATE sessions SET new_device = 1 WHERE id = ?", session.id);
     if (session.record !== false) {
       const where = {
         sessionId: session.id,

@@ -108,5 +108,6 @@ export function toInfo(row: Row): SessionInfo {
     providerSessionId: row.provider_session_id === null ? null : String(row.provider_session_id),
     device: row.device === null || row.device === undefined ? null : String(row.device),
     location: row.location === null || row.location === undefined ? null : JSON.parse(String(row.location)),
+    newDevice: row.new_device === 1,
   };
 }

@@ -101,6 +101,7 @@ const ADDED_COLUMNS: readonly [table: string, column: string, type: string][] = 
   ["sessions", "device", "TEXT"],
   ["sessions", "device_key", "TEXT"],
   ["sessions", "location", "TEXT"],
+  ["sessions", "new_device", "INTEGER"],
 ];
 
 /** Creates the tables and adds the columns later versions introduced. */

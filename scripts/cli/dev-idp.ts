@@ -1,7 +1,8 @@
 /**
  * `gatehouse-workers dev-idp`: runs the local WorkOS-compatible identity provider until SIGINT or
  * SIGTERM, printing where it listens and the IDENTITY_* lines a worker's .dev.vars needs. The
- * same settings as `node scripts/local-idp/main.ts` (which runs this); it never logs requests or the webhook secret.
+ * same settings as `node scripts/local-idp/main.ts` (which runs this); it never logs requests, the
+ * webhook secret or the security-events secret.
  */
 import { parseCommand, stringFlag } from "./args.ts";
 import type { CliContext } from "./context.ts";
@@ -15,13 +16,17 @@ export interface DevIdpDeps {
   untilStop?: () => Promise<unknown>;
 }
 
-/** `gatehouse-workers dev-idp [--port 8788] [--host 127.0.0.1] [--webhook-url URL --webhook-secret S]`. */
+/**
+ * `gatehouse-workers dev-idp [--port 8788] [--host 127.0.0.1] [--webhook-url URL --webhook-secret S]
+ * [--security-events-secret S]`.
+ */
 export async function runDevIdp(args: readonly string[], ctx: CliContext, deps: DevIdpDeps = {}): Promise<number> {
   const parsed = parseCommand("dev-idp", args, {
     port: { type: "string" },
     host: { type: "string" },
     "webhook-url": { type: "string" },
     "webhook-secret": { type: "string" },
+    "security-events-secret": { type: "string" },
   });
   if (parsed.values.help) {
     ctx.out(USAGE);
@@ -36,6 +41,7 @@ export async function runDevIdp(args: readonly string[], ctx: CliContext, deps: 
       host: stringFlag(parsed, "host"),
       webhookUrl: stringFlag(parsed, "webhook-url"),
       webhookSecret: stringFlag(parsed, "webhook-secret"),
+      securityEventsSecret: stringFlag(parsed, "security-events-secret"),
     },
     ctx.env,
   );
@@ -48,6 +54,11 @@ export async function runDevIdp(args: readonly string[], ctx: CliContext, deps: 
     options.webhook
       ? `gatehouse-workers: signed webhooks (WorkOS-Signature) go to ${options.webhook.url}`
       : "gatehouse-workers: webhooks off (--webhook-url and --webhook-secret turn them on)",
+  );
+  ctx.out(
+    options.securityEvents
+      ? `gatehouse-workers: the auth worker's security events are received at ${idp.url}/__local/security-events (set its SECURITY_EVENTS_WEBHOOK_URL to that, with the same secret)`
+      : "gatehouse-workers: security-event receiver off (LOCAL_IDP_SECURITY_EVENTS_SECRET turns it on)",
   );
   ctx.out("gatehouse-workers: a worker's .dev.vars for this provider:");
   for (const line of identityLines(idp, options)) ctx.out(line);

@@ -1,11 +1,13 @@
 /**
  * What `gatehouse-workers dev` will do, decided from the flags and `.dev.vars` before anything
  * starts: the worker's port, whether to run the local identity provider (IDENTITY_API_HOSTNAME on
- * loopback) and with which webhook, and wrangler's arguments. Pure; never prints a secret's value.
+ * loopback) with which webhook and security-event receiver, and wrangler's arguments. Pure; never
+ * prints a secret's value.
  */
-import { checkAuthEnvironment, describeProblems, isLoopbackHost } from "../../workers/auth/config/rules.ts";
+import { describeProblems, isLoopbackHost } from "../../workers/auth/config/rules.ts";
 import { LOCAL_IDP_DEFAULTS, type LocalIdpOptions } from "../local-idp/index.ts";
 import { parsePort } from "./args.ts";
+import { checkDevVars } from "./config-check.ts";
 import { CliError } from "./errors.ts";
 
 export const DEFAULT_WORKER_PORT = 8787;
@@ -27,11 +29,19 @@ export interface DevPlan {
   wranglerArgs: string[];
   /** The environment added to wrangler's. */
   wranglerEnv: Record<string, string>;
+  /**
+   * Where the worker's signed security events go: the local provider's receiver (`local`), a URL
+   * .dev.vars names, or null when they are not sent (no SECURITY_EVENTS_WEBHOOK_SECRET).
+   */
+  securityEvents: { url: string; local: boolean } | null;
 }
+
+/** The local provider's security-event receiver (security-event-routes.ts). */
+export const SECURITY_EVENTS_PATH = "/__local/security-events";
 
 export function planDev(flags: DevFlags, devVars: Readonly<Record<string, string>>): DevPlan {
   const port = flags.port === undefined ? DEFAULT_WORKER_PORT : parsePort(flags.port, "--port");
-  const verdict = checkAuthEnvironment(devVars);
+  const verdict = checkDevVars(devVars);
   if (!verdict.ok) {
     throw new CliError(
       "invalid_config",
@@ -48,6 +58,7 @@ export function planDev(flags: DevFlags, devVars: Readonly<Record<string, string
     }
   }
   const idp = localIdp(flags, devVars, port, vars);
+  const securityEvents = securityEventsDestination(devVars, idp, vars);
   const wranglerArgs = ["dev", "--ip", WORKER_HOST, "--port", String(port), "--show-interactive-dev-session=false"];
   for (const v of vars) wranglerArgs.push("--var", v);
   return {
@@ -56,6 +67,7 @@ export function planDev(flags: DevFlags, devVars: Readonly<Record<string, string
     vars,
     wranglerArgs,
     wranglerEnv: { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+    securityEvents,
   };
 }
 
@@ -83,6 +95,7 @@ function localIdp(
   if (!devVars.IDENTITY_CLIENT_ID) vars.push(`IDENTITY_CLIENT_ID:${LOCAL_IDP_DEFAULTS.clientId}`);
   const bare = hostname.replace(/^\[|\]$/g, "");
   const secret = devVars.IDENTITY_WEBHOOK_SECRET;
+  const eventsSecret = devVars.SECURITY_EVENTS_WEBHOOK_SECRET;
   return {
     port,
     // An address is bound as written; a name (localhost) binds IPv4 loopback.
@@ -90,5 +103,25 @@ function localIdp(
     apiKey: devVars.IDENTITY_API_KEY || LOCAL_IDP_DEFAULTS.apiKey,
     clientId: devVars.IDENTITY_CLIENT_ID || LOCAL_IDP_DEFAULTS.clientId,
     ...(secret ? { webhook: { url: `http://${WORKER_HOST}:${workerPort}/webhooks/identity`, secret } } : {}),
+    ...(eventsSecret ? { securityEvents: { secret: eventsSecret } } : {}),
   };
+}
+
+/**
+ * Where security events go. With a secret but no URL in .dev.vars, the local provider receives
+ * them: its URL is lent to the worker for this run (`--var`), so the loop runs on one machine.
+ */
+function securityEventsDestination(
+  devVars: Readonly<Record<string, string>>,
+  idp: LocalIdpOptions | null,
+  vars: string[],
+): DevPlan["securityEvents"] {
+  if (!devVars.SECURITY_EVENTS_WEBHOOK_SECRET) return null;
+  const declared = devVars.SECURITY_EVENTS_WEBHOOK_URL?.trim();
+  if (declared) return { url: declared, local: false };
+  if (!idp?.securityEvents) return null;
+  const host = (idp.host ?? WORKER_HOST).includes(":") ? `[${idp.host}]` : (idp.host ?? WORKER_HOST);
+  const url = `http://${host}:${idp.port}${SECURITY_EVENTS_PATH}`;
+  vars.push(`SECURITY_EVENTS_WEBHOOK_URL:${url}`);
+  return { url, local: true };
 }

@@ -1,13 +1,14 @@
 /**
  * `gatehouse-workers dev`: in a project made by `init`, checks `.dev.vars` with the worker's own
- * rules, starts the local identity provider when .dev.vars points at loopback, then runs the
- * project's `wrangler dev` and exits with its code. Refuses before starting anything; never
- * prints a secret, and always closes the provider it started.
+ * rules, starts the local identity provider when .dev.vars points at loopback (receiving the
+ * worker's security events when .dev.vars has their secret), then runs the project's `wrangler dev`
+ * and exits with its code. Refuses before starting anything; never prints a secret, and always
+ * closes the provider it started.
  */
 import { join } from "node:path";
 import { parseCommand, stringFlag } from "./args.ts";
 import type { CliContext } from "./context.ts";
-import { planDev, WORKER_HOST } from "./dev-plan.ts";
+import { type DevPlan, planDev, WORKER_HOST } from "./dev-plan.ts";
 import { readDevVars } from "./dev-vars.ts";
 import { CliError } from "./errors.ts";
 import { startIdp } from "./idp.ts";
@@ -45,10 +46,25 @@ export async function runDev(args: readonly string[], ctx: CliContext): Promise<
       ctx.out(`gatehouse-workers: identity provider from .dev.vars (${devVars.IDENTITY_API_HOSTNAME ?? "WorkOS"})`);
     }
     for (const v of plan.vars) ctx.out(`gatehouse-workers: for this run ${v.replace(":", "=")}`);
+    ctx.out(`gatehouse-workers: ${securityEventsLine(plan, idp?.url ?? null)}`);
     const origin = `http://${WORKER_HOST}:${plan.port}`;
     ctx.out(`gatehouse-workers: auth worker starting on ${origin}  (sign in: ${origin}/auth/login)`);
     return await runWrangler(wrangler, plan.wranglerArgs, { cwd: ctx.cwd, env: { ...ctx.env, ...plan.wranglerEnv } });
   } finally {
     await idp?.close();
   }
+}
+
+/** Where the worker's security events go, in one line (the URL, never the secret). */
+function securityEventsLine(plan: DevPlan, idpUrl: string | null): string {
+  const events = plan.securityEvents;
+  if (events === null) {
+    return plan.idp
+      ? "security events are not sent (add SECURITY_EVENTS_WEBHOOK_SECRET to .dev.vars to see them on the provider's page)"
+      : "security events are not sent as webhooks (.dev.vars needs SECURITY_EVENTS_WEBHOOK_URL and _SECRET)";
+  }
+  if (events.local && idpUrl !== null) {
+    return `security events go to ${events.url}  (signed; listed on ${idpUrl}/)`;
+  }
+  return `security events go to ${events.url}  (signed; from .dev.vars)`;
 }

@@ -1,7 +1,7 @@
 /**
  * Starting the local identity provider for `dev-idp` and `dev`: its options from flags and the
  * LOCAL_IDP_* variables (flags win), a start that turns "port in use" into one line, and the
- * IDENTITY_* lines a worker's .dev.vars needs. Never prints the webhook secret.
+ * IDENTITY_* lines a worker's .dev.vars needs. Never prints the webhook or security-events secret.
  */
 import {
   identityVariables,
@@ -18,6 +18,7 @@ export interface IdpFlags {
   host?: string | undefined;
   webhookUrl?: string | undefined;
   webhookSecret?: string | undefined;
+  securityEventsSecret?: string | undefined;
 }
 
 /** The provider's options from `flags`, then `env` (LOCAL_IDP_*), then the defaults. */
@@ -40,6 +41,7 @@ export function idpOptionsFrom(flags: IdpFlags, env: Readonly<Record<string, str
     );
   }
   if (webhookUrl !== undefined) assertUrl(webhookUrl, "the webhook URL");
+  const securityEventsSecret = pick(flags.securityEventsSecret, "LOCAL_IDP_SECURITY_EVENTS_SECRET");
   const publicUrl = pick(undefined, "LOCAL_IDP_PUBLIC_URL");
   if (publicUrl !== undefined) assertUrl(publicUrl, "LOCAL_IDP_PUBLIC_URL");
   const redirectOrigins = (env.LOCAL_IDP_REDIRECT_ORIGINS ?? "")
@@ -57,6 +59,7 @@ export function idpOptionsFrom(flags: IdpFlags, env: Readonly<Record<string, str
     ...(webhookUrl !== undefined && webhookSecret !== undefined
       ? { webhook: { url: webhookUrl, secret: webhookSecret } }
       : {}),
+    ...(securityEventsSecret === undefined ? {} : { securityEvents: { secret: securityEventsSecret } }),
   };
 }
 

@@ -6,8 +6,9 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { checkAuthEnvironment, describeProblems } from "../../workers/auth/config/rules.ts";
+import { describeProblems } from "../../workers/auth/config/rules.ts";
 import { parseCommand, stringFlag } from "./args.ts";
+import { checkDevVars } from "./config-check.ts";
 import type { CliContext } from "./context.ts";
 import { parseDevVars } from "./dev-vars.ts";
 import { CliError } from "./errors.ts";
@@ -139,7 +140,7 @@ function generateSecrets(random: (size: number) => Uint8Array): GeneratedSecrets
 
 /** The written .dev.vars must pass the worker's own rules, or the worker would answer 503. */
 function assertValidSecrets(devVarsText: string): void {
-  const verdict = checkAuthEnvironment(parseDevVars(devVarsText), [...GENERATED_SECRETS, "AUTH_REDIRECT_URL"]);
+  const verdict = checkDevVars(parseDevVars(devVarsText), [...GENERATED_SECRETS, "AUTH_REDIRECT_URL"]);
   if (!verdict.ok) {
     throw new CliError(
       "invalid_config",

@@ -7,8 +7,8 @@ import type { IncomingHttpHeaders } from "node:http";
 import { LocalIdpError } from "./errors.ts";
 import type { FaultEndpoint, FaultRegistry } from "./faults.ts";
 import type { Reply } from "./http.ts";
-import { type Signer, secretEquals } from "./signer.ts";
 import type { SecurityEventInbox } from "./security-events.ts";
+import { type Signer, secretEquals } from "./signer.ts";
 import type { IdpStore } from "./store.ts";
 import type { WebhookSender } from "./webhooks.ts";
 

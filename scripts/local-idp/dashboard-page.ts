@@ -1,10 +1,12 @@
 /**
  * The dashboard page of the local identity provider (`GET /`): every user with their memberships
  * ("change role"), live sessions ("revoke this session") and a "delete user" button, plus the
- * webhook endpoint and the last deliveries. Forms only, no scripts; every dynamic value goes
- * through `escapeHtml`, and every form carries the server's form token.
+ * webhook endpoint and the last deliveries, and the security events the auth worker sent. Forms
+ * only, no scripts; every dynamic value goes through `escapeHtml`, and every form carries the
+ * server's form token.
  */
 import { escapeHtml, layout } from "./pages.ts";
+import { renderSecurityEventsSection, type SecurityEventsSection } from "./security-events-section.ts";
 
 export interface DashboardMembership {
   id: string;
@@ -40,6 +42,7 @@ export interface DashboardPage {
   users: DashboardUser[];
   webhookEndpoint: string | null;
   deliveries: DashboardDelivery[];
+  securityEvents: SecurityEventsSection;
 }
 
 const EXTRA_STYLE = `
@@ -111,7 +114,8 @@ export function renderDashboard(page: DashboardPage): string {
     `<h1>Directory</h1><p class="sub">${escapeHtml(endpoint)}</p>
 ${users}
 <h2>Recent webhook deliveries</h2>
-${deliveries}`,
+${deliveries}
+${renderSecurityEventsSection(page.securityEvents)}`,
     EXTRA_STYLE,
   );
 }

@@ -8,6 +8,7 @@ import type { IdpContext, IdpRequest, Route } from "./context.ts";
 import { renderDashboard } from "./dashboard-page.ts";
 import { LocalIdpError } from "./errors.ts";
 import { field, html, type Reply } from "./http.ts";
+import { sectionEvents } from "./security-events-section.ts";
 import { secretEquals } from "./signer.ts";
 
 function showDashboard(ctx: IdpContext): Reply {
@@ -44,6 +45,13 @@ function showDashboard(ctx: IdpContext): Reply {
       users,
       webhookEndpoint: ctx.webhooks.endpoint,
       deliveries,
+      securityEvents: {
+        receiver: ctx.securityEvents.enabled ? `${ctx.config.issuer}/__local/security-events` : null,
+        events: sectionEvents(ctx.securityEvents.list(), (id) => {
+          const user = ctx.store.user(id);
+          return user ? `${user.firstName} ${user.lastName}` : null;
+        }),
+      },
     }),
   );
 }

@@ -3,10 +3,7 @@
  * `SECURITY_EVENTS_WEBHOOK_URL` pointed at it), and tests and people read (GET) or empty (DELETE)
  * what arrived. JSON only; a refusal names a generic code, never the secret or the expected signature.
  */
-import {
-  SECURITY_EVENT_ID_HEADER,
-  SECURITY_EVENT_SIGNATURE_HEADER,
-} from "../../client-sdk/security-events/index.ts";
+import { SECURITY_EVENT_ID_HEADER, SECURITY_EVENT_SIGNATURE_HEADER } from "../../client-sdk/security-events/index.ts";
 import type { IdpContext, IdpRequest, Route } from "./context.ts";
 import { LocalIdpError } from "./errors.ts";
 import { json, type Reply } from "./http.ts";

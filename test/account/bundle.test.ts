@@ -36,8 +36,10 @@ describe("the live script (scripts/build-live-script.mjs → account/client/live
       "session.revoked",
       "sessions.changed",
       "You were signed out",
-      "/auth/login?return_to=%2Faccount%2Fsessions",
+      "timeline.appended",
+      "/auth/login?return_to=",
       "/account/sessions",
+      "/account/activity",
       "application/json",
     ]) {
       expect(bundle.code).toContain(text);

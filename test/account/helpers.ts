@@ -5,6 +5,7 @@
  * and live tabs opened through its /parties route.
  */
 import { env, exports } from "cloudflare:workers";
+import type { SessionLocation } from "gatehouse-workers";
 import { type IdentityUser, SessionManager } from "gatehouse-workers/auth";
 import { openTab as openSessionTab, type Tab } from "../sessions/helpers";
 import { hasLiveRecord } from "../support/kv-records";
@@ -44,7 +45,7 @@ export interface Signed {
 
 export async function signIn(
   userId: string,
-  meta: { userAgent?: string; ip?: string; organizationId?: string } = {},
+  meta: { userAgent?: string; ip?: string; organizationId?: string; location?: SessionLocation } = {},
 ): Promise<Signed> {
   const { sessionId, response } = await manager().createSession(
     identity(userId),

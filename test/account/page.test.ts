@@ -16,7 +16,12 @@ const getJson = (cookie: string) =>
 describe("GET /account/sessions (page)", () => {
   it("lists my sessions, this device first and marked, with a sign-out form for each other one", async () => {
     const user = freshUser();
-    const older = await signIn(user, { userAgent: CHROME_ANDROID, ip: "198.51.100.4", organizationId: "org_globex" });
+    const older = await signIn(user, {
+      userAgent: CHROME_ANDROID,
+      ip: "198.51.100.4",
+      organizationId: "org_globex",
+      location: { country: "PT", region: "Lisbon", city: "Lisbon", colo: "LIS" },
+    });
     const me = await signIn(user, { userAgent: FIREFOX_MAC, ip: "203.0.113.7" });
     const page = await openPage(me);
     expect(page.res.status).toBe(200);
@@ -31,9 +36,17 @@ describe("GET /account/sessions (page)", () => {
     expect(page.html).toContain("Chrome 131 on Android");
     expect(page.html).toContain("IP 203.0.113.7");
     expect(page.html).toContain("organization globex");
+    // Where each signed in from, first and last seen, when it ends.
+    expect(page.html).toContain("Lisbon, PT (LIS)");
+    expect(page.html).toContain("Unknown location");
+    expect(page.html).toMatch(/first seen <time datetime="[^"]+">/);
+    expect(page.html).toMatch(/last seen <time/);
+    expect(page.html).toMatch(/ends if unused by <time[^>]*>[^<]+<\/time>, at the latest <time/);
     // One form per other session, plus "sign out everywhere else" and this device's sign-out (a POST,
-    // never a link); all carry the page's CSRF token.
+    // never a link); all carry the page's CSRF token. The other session was a new device: it carries
+    // "this wasn't me" (every session out) too.
     expect(page.forms.map((f) => f.action)).toEqual([
+      "/account/sessions/revoke-all",
       `/account/sessions/${older.sessionId}/revoke`,
       "/account/sessions/revoke-others",
       "/auth/logout",

@@ -1,12 +1,14 @@
 // `gatehouse-workers dev-idp`: the executable runs the local identity provider (port 0 prints the
 // port it got), answers /__local/health, prints the worker's IDENTITY_* lines and stops cleanly on
-// SIGTERM; a taken port is one line and exit code 1. Also the flag/variable precedence.
+// SIGTERM; a taken port is one line and exit code 1; with a security-events secret it receives
+// signed events without ever printing the secret. Also the flag/variable precedence.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { beforeEach, describe, expect, it } from "vitest";
+import { signSecurityEvent } from "../../client-sdk/security-events/index.ts";
 import { CliError } from "../../scripts/cli/errors.ts";
 import { idpOptionsFrom } from "../../scripts/cli/idp.ts";
 import { MAIN, occupiedPort, runCli, STACK_LINE, startCli, tempDir } from "./helpers.ts";
@@ -102,6 +104,26 @@ describe("gatehouse-workers dev-idp (the executable)", () => {
     await expect(fetch(`${listening[1]}/__local/health`)).rejects.toThrow();
   }, 20_000);
 
+  it("receives signed security events with LOCAL_IDP_SECURITY_EVENTS_SECRET and never prints it", async () => {
+    const secret = "dev-idp-security-events-secret-0123456789";
+    const run = startCli(["dev-idp", "--port", "0"], { env: { LOCAL_IDP_SECURITY_EVENTS_SECRET: secret } });
+    const [, receiver] = await run.waitFor(/security events are received at (\S+)/);
+    const body = JSON.stringify({ id: "evt_cli", userId: "user_cli", type: "session.new_device", at: Date.now() });
+    const res = await fetch(receiver!, {
+      method: "POST",
+      headers: {
+        "Gatehouse-Signature": await signSecurityEvent(body, secret, Date.now()),
+        "Gatehouse-Event-Id": "evt_cli",
+      },
+      body,
+    });
+    expect(await res.json()).toEqual({ received: true, duplicate: false });
+    run.child.kill("SIGTERM");
+    const result = await run.exited;
+    expect(result.code).toBe(0);
+    expect(result.stdout + result.stderr).not.toContain(secret);
+  });
+
   it("names a taken port in one line and exits 1 without a stack trace", async () => {
     const port = await occupiedPort();
     const result = await runCli(["dev-idp", "--port", String(port)]);
@@ -139,6 +161,7 @@ describe("idpOptionsFrom", () => {
       LOCAL_IDP_REDIRECT_ORIGINS: "https://a.example.com, https://b.example.com",
       LOCAL_IDP_WEBHOOK_URL: "http://127.0.0.1:1/webhooks/identity",
       LOCAL_IDP_WEBHOOK_SECRET: "from-env",
+      LOCAL_IDP_SECURITY_EVENTS_SECRET: "events-from-env",
     };
     expect(idpOptionsFrom({}, env)).toMatchObject({
       port: 9100,
@@ -148,10 +171,26 @@ describe("idpOptionsFrom", () => {
       publicUrl: "http://idp.localhost:9100",
       redirectOrigins: ["https://a.example.com", "https://b.example.com"],
       webhook: { url: "http://127.0.0.1:1/webhooks/identity", secret: "from-env" },
+      securityEvents: { secret: "events-from-env" },
     });
     expect(
-      idpOptionsFrom({ port: "0", host: "127.0.0.3", webhookUrl: "http://127.0.0.1:2/w", webhookSecret: "flag" }, env),
-    ).toMatchObject({ port: 0, host: "127.0.0.3", webhook: { url: "http://127.0.0.1:2/w", secret: "flag" } });
+      idpOptionsFrom(
+        {
+          port: "0",
+          host: "127.0.0.3",
+          webhookUrl: "http://127.0.0.1:2/w",
+          webhookSecret: "flag",
+          securityEventsSecret: "events-flag",
+        },
+        env,
+      ),
+    ).toMatchObject({
+      port: 0,
+      host: "127.0.0.3",
+      webhook: { url: "http://127.0.0.1:2/w", secret: "flag" },
+      securityEvents: { secret: "events-flag" },
+    });
+    expect(idpOptionsFrom({}, { LOCAL_IDP_SECURITY_EVENTS_SECRET: "  " })).not.toHaveProperty("securityEvents");
   });
 
   it("refuses a bad port, a half webhook and a malformed URL", () => {

@@ -1,6 +1,7 @@
 // `gatehouse-workers dev` without the real wrangler (too slow): the refusal of a .dev.vars the
 // worker's rules reject, the missing-wrangler message, taken ports, and a stand-in wrangler that
-// records how it was started, checks the provider is up, and exits or waits for a forwarded signal.
+// records how it was started, checks the provider is up, delivers one signed security event to the
+// URL it was lent (as the worker's outbox would), and exits or waits for a forwarded signal.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -19,8 +20,9 @@ function project(): string {
 
 /**
  * Installs a stand-in `node_modules/wrangler/bin/wrangler.js` (what `dev` runs with its own Node):
- * it writes `wrangler-call.json` (its arguments, two variables, the provider's health) and then
- * exits 7, or with FAKE_WRANGLER=wait waits for a signal and exits 0 on SIGTERM.
+ * it writes `wrangler-call.json` (its arguments, two variables, the provider's health, the answer
+ * to a security event signed with .dev.vars' secret and posted to SECURITY_EVENTS_WEBHOOK_URL) and
+ * then exits 7, or with FAKE_WRANGLER=wait waits for a signal and exits 0 on SIGTERM.
  */
 function installFakeWrangler(dir: string): void {
   const bin = join(dir, "node_modules", "wrangler", "bin");
@@ -30,10 +32,23 @@ function installFakeWrangler(dir: string): void {
     `const fs = require("node:fs");
 const args = process.argv.slice(2);
 const idpPort = (args.find((a) => a.startsWith("IDENTITY_API_PORT:")) || "").split(":")[1];
+const eventsVar = args.find((a) => a.startsWith("SECURITY_EVENTS_WEBHOOK_URL:")) || "";
+const eventsUrl = eventsVar.slice(eventsVar.indexOf(":") + 1);
+async function deliverEvent() {
+  const secret = /^SECURITY_EVENTS_WEBHOOK_SECRET=(.*)$/m.exec(fs.readFileSync(".dev.vars", "utf8"))[1];
+  const body = JSON.stringify({ id: "evt_fake", seq: 1, userId: "user_fake", type: "session.signed_in",
+    at: Date.now(), sessionId: null, device: null, ip: null, location: null, actor: null, detail: {} });
+  const t = String(Date.now());
+  const v1 = require("node:crypto").createHmac("sha256", secret).update(t + "." + body).digest("hex");
+  const res = await fetch(eventsUrl, { method: "POST", body, headers: {
+    "content-type": "application/json", "Gatehouse-Signature": "t=" + t + ", v1=" + v1, "Gatehouse-Event-Id": "evt_fake" } });
+  return { status: res.status, body: await res.json() };
+}
 (async () => {
   const health = idpPort ? await (await fetch("http://127.0.0.1:" + idpPort + "/__local/health")).json() : null;
   const env = { metrics: process.env.WRANGLER_SEND_METRICS, cf: process.env.CLOUDFLARE_CF_FETCH_ENABLED };
-  fs.writeFileSync("wrangler-call.json", JSON.stringify({ args, env, health }));
+  const securityEvent = eventsVar ? await deliverEvent() : null;
+  fs.writeFileSync("wrangler-call.json", JSON.stringify({ args, env, health, securityEvent }));
   if (process.env.FAKE_WRANGLER !== "wait") process.exit(7);
   process.on("SIGTERM", () => process.exit(0));
   console.log("fake wrangler waiting");
@@ -49,6 +64,7 @@ interface WranglerCall {
   args: string[];
   env: { metrics?: string; cf?: string };
   health: { ok: boolean; client_id: string } | null;
+  securityEvent: { status: number; body: unknown } | null;
 }
 
 const callOf = (dir: string) => JSON.parse(readFileSync(join(dir, "wrangler-call.json"), "utf8")) as WranglerCall;
@@ -111,10 +127,19 @@ describe("gatehouse-workers dev (the executable)", () => {
       `AUTH_REDIRECT_URL:http://127.0.0.1:${port}/auth/callback`,
       "--var",
       `IDENTITY_API_PORT:${idpPort}`,
+      "--var",
+      `SECURITY_EVENTS_WEBHOOK_URL:http://127.0.0.1:${idpPort}/__local/security-events`,
     ]);
     expect(call.env).toEqual({ metrics: "false", cf: "false" });
     expect(call.health).toMatchObject({ ok: true, client_id: "client_local" });
+    // The provider was started with .dev.vars' secret: a delivery signed with it is received.
+    expect(call.securityEvent).toEqual({ status: 200, body: { received: true, duplicate: false } });
     expect(result.stdout).toContain(`signed webhooks to http://127.0.0.1:${port}/webhooks/identity`);
+    expect(result.stdout).toContain(
+      `gatehouse-workers: security events go to http://127.0.0.1:${idpPort}/__local/security-events  (signed; listed on http://127.0.0.1:${idpPort}/)`,
+    );
+    const secret = parseDevVars(readFileSync(join(dir, ".dev.vars"), "utf8")).SECURITY_EVENTS_WEBHOOK_SECRET!;
+    expect(result.stdout).not.toContain(secret);
     await expect(fetch(`http://127.0.0.1:${idpPort}/__local/health`)).rejects.toThrow();
   });
 
@@ -154,13 +179,14 @@ describe("gatehouse-workers dev (the executable)", () => {
 });
 
 describe("planDev", () => {
+  const LOCAL_EVENTS_VAR = "SECURITY_EVENTS_WEBHOOK_URL:http://127.0.0.1:8788/__local/security-events";
   const generated = () => parseDevVars(readFileSync(join(project(), ".dev.vars"), "utf8"));
 
-  it("with init's .dev.vars: the worker on 8787, the provider on 8788 with webhooks, no overrides", () => {
+  it("with init's .dev.vars: the worker on 8787, the provider on 8788 with webhooks, security events to it", () => {
     const vars = generated();
     const plan = planDev({}, vars);
     expect(plan.port).toBe(8787);
-    expect(plan.vars).toEqual([]);
+    expect(plan.vars).toEqual([LOCAL_EVENTS_VAR]);
     expect(plan.wranglerArgs).toEqual([
       "dev",
       "--ip",
@@ -168,6 +194,8 @@ describe("planDev", () => {
       "--port",
       "8787",
       "--show-interactive-dev-session=false",
+      "--var",
+      LOCAL_EVENTS_VAR,
     ]);
     expect(plan.wranglerEnv).toEqual({ WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" });
     expect(plan.idp).toEqual({
@@ -176,7 +204,57 @@ describe("planDev", () => {
       apiKey: "sk_test_local",
       clientId: "client_local",
       webhook: { url: "http://127.0.0.1:8787/webhooks/identity", secret: vars.IDENTITY_WEBHOOK_SECRET },
+      securityEvents: { secret: vars.SECURITY_EVENTS_WEBHOOK_SECRET },
     });
+    expect(plan.securityEvents).toEqual({ url: "http://127.0.0.1:8788/__local/security-events", local: true });
+  });
+
+  it("lends the security-events URL only with a secret and no URL of .dev.vars' own", () => {
+    const vars = generated();
+    delete vars.SECURITY_EVENTS_WEBHOOK_SECRET;
+    const noSecret = planDev({}, vars);
+    expect(noSecret.vars).toEqual([]);
+    expect(noSecret.idp).not.toHaveProperty("securityEvents");
+    expect(noSecret.securityEvents).toBeNull();
+
+    const own = { ...generated(), SECURITY_EVENTS_WEBHOOK_URL: "http://127.0.0.1:9999/hooks/security" };
+    const declared = planDev({}, own);
+    expect(declared.vars).toEqual([]);
+    expect(declared.wranglerArgs.join(" ")).not.toContain("SECURITY_EVENTS_WEBHOOK_URL");
+    expect(declared.securityEvents).toEqual({ url: "http://127.0.0.1:9999/hooks/security", local: false });
+  });
+
+  it("points the security-events URL at the provider's port and address", () => {
+    expect(planDev({ idpPort: "9100" }, generated()).vars).toEqual([
+      "IDENTITY_API_PORT:9100",
+      "SECURITY_EVENTS_WEBHOOK_URL:http://127.0.0.1:9100/__local/security-events",
+    ]);
+    const v6 = planDev({}, { ...generated(), IDENTITY_API_HOSTNAME: "::1" });
+    expect(v6.idp?.host).toBe("::1");
+    expect(v6.vars).toContain("SECURITY_EVENTS_WEBHOOK_URL:http://[::1]:8788/__local/security-events");
+  });
+
+  it("lends nothing when .dev.vars names a real provider (no local receiver)", () => {
+    const vars = { ...generated(), IDENTITY_API_HOSTNAME: "api.workos.com" };
+    const plan = planDev({}, vars);
+    expect(plan.idp).toBeNull();
+    expect(plan.vars).toEqual([]);
+    expect(plan.securityEvents).toBeNull();
+  });
+
+  it("refuses a weak SECURITY_EVENTS_WEBHOOK_SECRET by name, never by value", () => {
+    const vars = { ...generated(), SECURITY_EVENTS_WEBHOOK_SECRET: "changeme" };
+    let error: unknown;
+    try {
+      planDev({}, vars);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).code).toBe("invalid_config");
+    expect((error as CliError).lines).toEqual([
+      ".dev.vars: SECURITY_EVENTS_WEBHOOK_SECRET is a placeholder, not a secret (generate one: openssl rand -base64 32)",
+    ]);
   });
 
   it("starts no provider when .dev.vars names a real one", () => {
@@ -197,6 +275,7 @@ describe("planDev", () => {
       "IDENTITY_API_PORT:8788",
       "IDENTITY_API_HTTPS:false",
       "IDENTITY_API_KEY:sk_test_local",
+      LOCAL_EVENTS_VAR,
     ]);
   });
 

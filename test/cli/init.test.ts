@@ -1,5 +1,5 @@
-// `gatehouse-workers init`: the exact files, fresh secrets that pass the worker's own rules, a
-// private .dev.vars, refusal of a non-empty directory, never an overwrite, the worker name, the
+// `gatehouse-workers init`: the exact files, fresh secrets that pass the worker's own rules (and the
+// CLI's check of the security-events secret, which those rules do not cover), a private .dev.vars, refusal of a non-empty directory, never an overwrite, the worker name, the
 // pinned gatehouse-workers version and the `node` devDependency on an old Node.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { parseDevVars } from "../../scripts/cli/dev-vars.ts";
 import { CliError } from "../../scripts/cli/errors.ts";
 import { initProject } from "../../scripts/cli/init.ts";
-import { checkAuthEnvironment, SECRET_VARIABLES } from "../../workers/auth/config/rules.ts";
+import { checkAuthEnvironment, SECRET_VARIABLES, secretProblem } from "../../workers/auth/config/rules.ts";
 import { REPO_ROOT, runCli, STACK_LINE, tempDir } from "./helpers.ts";
 
 const FILES = [
@@ -20,7 +20,9 @@ const FILES = [
   "tsconfig.json",
   "wrangler.jsonc",
 ];
-const SECRETS = ["SESSION_SECRET", "ADMIN_API_TOKEN", "IDENTITY_WEBHOOK_SECRET"] as const;
+/** The secrets the worker's rules check. */
+const WORKER_SECRETS = ["SESSION_SECRET", "ADMIN_API_TOKEN", "IDENTITY_WEBHOOK_SECRET"] as const;
+const SECRETS = [...WORKER_SECRETS, "SECURITY_EVENTS_WEBHOOK_SECRET"] as const;
 
 /** Every file under `dir`, relative, sorted. */
 function listFiles(dir: string, prefix = ""): string[] {
@@ -76,8 +78,9 @@ describe("initProject", () => {
     for (const value of values) expect(value?.length).toBeGreaterThanOrEqual(32);
     expect(new Set(values).size).toBe(values.length);
     expect(checkAuthEnvironment(first, [...SECRETS, "AUTH_REDIRECT_URL"])).toEqual({ ok: true });
+    expect(secretProblem(first.SECURITY_EVENTS_WEBHOOK_SECRET ?? "")).toBeNull();
     expect(first.AUTH_REDIRECT_URL).toBe("http://127.0.0.1:8787/auth/callback");
-    expect(SECRET_VARIABLES).toEqual(expect.arrayContaining([...SECRETS]));
+    expect(SECRET_VARIABLES).toEqual(expect.arrayContaining([...WORKER_SECRETS]));
   });
 
   it("takes its randomness from the injected source", () => {
@@ -95,6 +98,20 @@ describe("initProject", () => {
     expect(existsSync(dir)).toBe(false);
   });
 
+  it("refuses a weak security-events secret too, naming it, before writing anything", () => {
+    let calls = 0;
+    // Three good secrets, then 32 zero bytes (43 "A"s: too little variety) for the fourth.
+    const random = (size: number) =>
+      calls++ < 3 ? Uint8Array.from({ length: size }, (_, i) => (i * 7 + calls * 53) % 256) : new Uint8Array(size);
+    const dir = join(tempDir(), "weak-events");
+    const error = thrown(() => initProject(dir, {}, { random, nodeVersion: "24.11.0" }));
+    expect(error.code).toBe("invalid_config");
+    expect(error.lines).toEqual([
+      "generated .dev.vars: SECURITY_EVENTS_WEBHOOK_SECRET has fewer than 8 distinct characters: not a random secret",
+    ]);
+    expect(existsSync(dir)).toBe(false);
+  });
+
   it("points the identity lines at the local provider's defaults", () => {
     const vars = devVarsOf(initProject(join(tempDir(), "p"), {}, { nodeVersion: "24.11.0" }).dir);
     expect(vars).toMatchObject({
@@ -109,6 +126,8 @@ describe("initProject", () => {
   it.skipIf(process.platform === "win32")("writes .dev.vars with mode 0600", () => {
     const dir = initProject(join(tempDir(), "p"), {}, { nodeVersion: "24.11.0" }).dir;
     expect(statSync(join(dir, ".dev.vars")).mode & 0o777).toBe(0o600);
+    // Every generated secret, the security events' one included, lives in that private file alone.
+    for (const name of SECRETS) expect(devVarsOf(dir)[name]?.length).toBeGreaterThanOrEqual(32);
     // Only the file with secrets is made private: the example keeps the usual mode (0666 less the umask).
     expect(statSync(join(dir, ".dev.vars.example")).mode & 0o777).toBe(0o666 & ~process.umask());
   });

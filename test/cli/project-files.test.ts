@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { checkDevVars } from "../../scripts/cli/config-check.ts";
 import { parseDevVars } from "../../scripts/cli/dev-vars.ts";
 import { initProject } from "../../scripts/cli/init.ts";
 import { PROJECT_TOOLS } from "../../scripts/cli/templates/package-json.ts";
@@ -54,19 +55,37 @@ describe("the generated project", () => {
     expect(config.durable_objects.bindings).toEqual([
       { name: "USER_SESSIONS", class_name: "UserSessions" },
       { name: "RATE_LIMITER", class_name: "RateLimiterDO" },
+      { name: "ORGANIZATIONS", class_name: "OrganizationSessions" },
     ]);
-    expect(config.migrations).toEqual([{ tag: "v1", new_sqlite_classes: ["UserSessions", "RateLimiterDO"] }]);
+    expect(config.migrations).toEqual([
+      { tag: "v1", new_sqlite_classes: ["UserSessions", "RateLimiterDO", "OrganizationSessions"] },
+    ]);
     expect(read("wrangler.jsonc")).toContain("npx wrangler kv namespace create SESSIONS");
+    expect(read("wrangler.jsonc")).toContain(
+      '// One object per organization: member index, kill switch, session policy.\n      { "name": "ORGANIZATIONS"',
+    );
   });
 
   it("src/index.ts builds the worker and exports the classes wrangler.jsonc binds", () => {
     const source = read("src/index.ts");
     expect(source).toContain('import { createAuthWorker } from "gatehouse-workers/worker";');
     expect(source).toMatch(/^export default createAuthWorker\(\{$/m);
-    expect(source).toContain('export { AuthService, RateLimiterDO, UserSessions } from "gatehouse-workers/worker";');
-    for (const option of ["cookie:", "revocation:", "returnOrigins:", "routes:", "hooks:"]) {
+    expect(source).toContain(
+      'export { AuthService, OrganizationSessions, RateLimiterDO, UserSessions } from "gatehouse-workers/worker";',
+    );
+    for (const option of [
+      "cookie:",
+      "revocation:",
+      "returnOrigins:",
+      "routes:",
+      "hooks:",
+      "sessionPolicy:",
+      "timeline:",
+    ]) {
       expect(source).toMatch(new RegExp(`^\\s*// ${option}`, "m"));
     }
+    expect(source).toContain('// sessionPolicy: { maxSessions: 5, onLimit: "evict-oldest" },');
+    expect(source).toContain("// timeline: { retentionDays: 90 },");
   });
 
   it("tsconfig.json is strict and typed for Workers", () => {
@@ -92,10 +111,19 @@ describe("the generated project", () => {
     const real = parseDevVars(read(".dev.vars"));
     const example = parseDevVars(read(".dev.vars.example"));
     expect(Object.keys(example)).toEqual(Object.keys(real));
-    for (const name of ["SESSION_SECRET", "ADMIN_API_TOKEN", "IDENTITY_WEBHOOK_SECRET"]) {
+    for (const name of [
+      "SESSION_SECRET",
+      "ADMIN_API_TOKEN",
+      "IDENTITY_WEBHOOK_SECRET",
+      "SECURITY_EVENTS_WEBHOOK_SECRET",
+    ]) {
       expect(example[name]).toBe("__RANDOM__");
     }
     expect(checkAuthEnvironment(example).ok).toBe(false);
+    expect(checkDevVars({ ...real, SECURITY_EVENTS_WEBHOOK_SECRET: "__RANDOM__" })).toEqual({
+      ok: false,
+      problems: [{ variable: "SECURITY_EVENTS_WEBHOOK_SECRET", rule: "placeholder" }],
+    });
     expect(read(".dev.vars")).toMatch(/real WorkOS|WorkOS credentials/);
   });
 
@@ -116,6 +144,12 @@ describe("the generated project", () => {
       "npm run deploy",
       'service = "edge-auth"',
       'entrypoint = "AuthService"',
+      "## Security events",
+      "/account/activity",
+      "`GET /admin/users/:id/timeline`",
+      "`GET /admin/users/:id/devices`",
+      "`POST /admin/organizations/:id/kill-switch`",
+      "(http://127.0.0.1:8788/) shows the delivered events",
     ]) {
       expect(readme).toContain(text);
     }

@@ -1,9 +1,10 @@
-// The small pure pieces: the .dev.vars parser, worker names, the Node version rule, port
+// The small pure pieces: the .dev.vars parser and check, worker names, the Node version rule, port
 // parsing, the error lines and the search for the package's own package.json.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parsePort } from "../../scripts/cli/args.ts";
+import { checkDevVars } from "../../scripts/cli/config-check.ts";
 import { parseDevVars } from "../../scripts/cli/dev-vars.ts";
 import { CliError, errorLines } from "../../scripts/cli/errors.ts";
 import { needsNodePackage } from "../../scripts/cli/node-version.ts";
@@ -34,6 +35,30 @@ describe("parseDevVars", () => {
       E: "exported",
       F: "value",
       G: "a=b",
+    });
+  });
+});
+
+describe("checkDevVars", () => {
+  const good = "Q9vR2xT7mK4pL8wZ3nB6cY1dF5gH0jSe";
+  it("adds the security-events secret to the worker's rules, only when it is set", () => {
+    expect(checkDevVars({ SESSION_SECRET: good })).toEqual({
+      ok: false,
+      problems: [{ variable: "AUTH_REDIRECT_URL", rule: "required" }],
+    });
+    expect(checkDevVars({ SESSION_SECRET: good, AUTH_REDIRECT_URL: "http://127.0.0.1:8787/cb" })).toEqual({ ok: true });
+    expect(
+      checkDevVars({
+        SESSION_SECRET: "short",
+        AUTH_REDIRECT_URL: "http://127.0.0.1:8787/cb",
+        SECURITY_EVENTS_WEBHOOK_SECRET: "too-short-for-a-secret",
+      }),
+    ).toEqual({
+      ok: false,
+      problems: [
+        { variable: "SESSION_SECRET", rule: "too_short" },
+        { variable: "SECURITY_EVENTS_WEBHOOK_SECRET", rule: "too_short" },
+      ],
     });
   });
 });

@@ -41,6 +41,12 @@ const WEAK: [string, string, string][] = [
   ["AUTH_REDIRECT_URL", "http://auth.example.com/auth/callback", "http: on a host that is not loopback"],
   ["AUTH_REDIRECT_URL", "http://10.0.0.5:8787/auth/callback", "http: on a host that is not loopback"],
   ["AUTH_REDIRECT_URL", "not a url", "is not a URL"],
+  ["SECURITY_EVENTS_WEBHOOK_SECRET", "short-secret", "at least 32 characters"],
+  ["SECURITY_EVENTS_WEBHOOK_URL", "https://siem.example.com/gatehouse", "without SECURITY_EVENTS_WEBHOOK_SECRET"],
+  ["SECURITY_EVENTS_WEBHOOK_URL", "ftp://siem.example.com/gatehouse", "is not a URL"],
+  ["ADMIN_API_TOKENS", "ops:short-token", "at least 32 characters"],
+  ["ADMIN_API_TOKENS", "ops token without a label", "label:token pairs"],
+  ["GATEHOUSE_DEV_LOCATION_HEADER", "1", "local development only"],
 ];
 
 describe("finding 6: the worker refuses weak configuration and fails closed", () => {

@@ -1,6 +1,6 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ORIGIN } from "./helpers";
+import { freshUser, manager, newSession, ORIGIN } from "./helpers";
 
 let ip = 0;
 const nextIp = () => `198.51.100.${++ip}`;
@@ -34,6 +34,33 @@ describe("rate limits of the auth routes", () => {
       redirect: "manual",
     });
     expect(other.status).toBe(302);
+  });
+
+  it("tells the user's timeline once when requests carrying their session are locked out", async () => {
+    const address = nextIp();
+    const sessions = manager();
+    const userId = freshUser();
+    const { sessionId, cookie } = await newSession(sessions, userId);
+    const statuses: number[] = [];
+    for (let i = 0; i < 24; i++) {
+      const res = await exports.default.fetch(`${ORIGIN}/auth/login`, {
+        headers: { "CF-Connecting-IP": address, Cookie: cookie },
+        redirect: "manual",
+      });
+      statuses.push(res.status);
+    }
+    expect(statuses.filter((s) => s === 429)).toHaveLength(4);
+    const { events } = await sessions.timeline(userId);
+    const lockouts = events.filter((e) => e.type === "ratelimit.lockout");
+    expect(lockouts).toHaveLength(1);
+    expect(lockouts[0]).toMatchObject({ sessionId, ip: address, detail: { family: "login" } });
+    expect(Number(lockouts[0]!.detail.retryAfter)).toBeGreaterThan(0);
+    // A refused request without a session is no one's event (and the limit still holds).
+    const anonymous = await exports.default.fetch(`${ORIGIN}/auth/login`, {
+      headers: { "CF-Connecting-IP": address, Cookie: "theme=dark" },
+      redirect: "manual",
+    });
+    expect(anonymous.status).toBe(429);
   });
 
   it("limits the callback separately from login", async () => {

@@ -5,6 +5,7 @@ declare namespace Cloudflare {
   interface Env {
     SESSIONS: KVNamespace;
     USER_SESSIONS: DurableObjectNamespace<import("../../durable-objects/user-sessions").UserSessions>;
+    ORGANIZATIONS: DurableObjectNamespace<import("../../durable-objects/organization-sessions").OrganizationSessions>;
     SESSION_SECRET: string;
     AUTH_REDIRECT_URL: string;
     IDENTITY_WEBHOOK_SECRET: string;

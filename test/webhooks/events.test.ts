@@ -132,6 +132,25 @@ describe("organization_membership events", () => {
     expect(await storedMemberships(s.sessionId)).toEqual([]);
   });
 
+  it("keeps the organization's member index and the user's timeline (once per event id, redelivered or not)", async () => {
+    const user = freshUser();
+    await newSession(user);
+    const org = env.ORGANIZATIONS.get(env.ORGANIZATIONS.idFromName(GLOBEX));
+    const before = await org.memberCount();
+    const id = freshEventId();
+    await sendEvent("organization_membership.created", membershipData(user, "admin", { org: GLOBEX }), { id });
+    await sendEvent("organization_membership.created", membershipData(user, "admin", { org: GLOBEX }), { id });
+    expect(await org.memberCount()).toBe(before + 1);
+    const changes = async () =>
+      (await manager().timeline(user)).events.filter((e) => e.type === "membership.changed").map((e) => e.detail);
+    expect(await changes()).toEqual([
+      { change: "created", organizationId: GLOBEX, organizationSlug: "globex", role: "admin" },
+    ]);
+    await sendEvent("organization_membership.deleted", membershipData(user, "admin", { org: GLOBEX }));
+    expect(await org.memberCount()).toBe(before);
+    expect((await changes()).map((d) => d.change)).toEqual(["deleted", "created"]);
+  });
+
   it("updated to a status other than active (inactive) removes the membership", async () => {
     const user = freshUser();
     const s = await newSession(user);

@@ -3,4 +3,10 @@
  * and its composition (`authApplication`) so a test can build it over a changed env.
  */
 export { authApplication } from "../../workers/auth/app";
-export { AuthService, default, RateLimiterDO, UserSessions } from "../../workers/auth/worker";
+export {
+  AuthService,
+  default,
+  OrganizationSessions,
+  RateLimiterDO,
+  UserSessions,
+} from "../../workers/auth/worker";

@@ -6,7 +6,12 @@
 import { identityVariables, LOCAL_IDP_DEFAULTS } from "../../local-idp/index.ts";
 
 /** The secrets `init` generates, in file order. */
-export const GENERATED_SECRETS = ["SESSION_SECRET", "ADMIN_API_TOKEN", "IDENTITY_WEBHOOK_SECRET"] as const;
+export const GENERATED_SECRETS = [
+  "SESSION_SECRET",
+  "ADMIN_API_TOKEN",
+  "IDENTITY_WEBHOOK_SECRET",
+  "SECURITY_EVENTS_WEBHOOK_SECRET",
+] as const;
 
 export type GeneratedSecrets = Record<(typeof GENERATED_SECRETS)[number], string>;
 
@@ -38,6 +43,9 @@ export function renderDevVars(secrets: GeneratedSecrets | null): string {
     `ADMIN_API_TOKEN=${value("ADMIN_API_TOKEN")}`,
     "# Verifies the identity provider's signed webhooks (with WorkOS: the endpoint's secret).",
     `IDENTITY_WEBHOOK_SECRET=${value("IDENTITY_WEBHOOK_SECRET")}`,
+    "# Signs the users' security events the worker sends to SECURITY_EVENTS_WEBHOOK_URL. `npm run dev`",
+    "# points that at the local identity provider, which lists them on http://127.0.0.1:8788/.",
+    `SECURITY_EVENTS_WEBHOOK_SECRET=${value("SECURITY_EVENTS_WEBHOOK_SECRET")}`,
     `AUTH_REDIRECT_URL=${LOCAL_REDIRECT_URL}`,
     "",
     "# The local identity provider: `npm run dev` starts it on 127.0.0.1 at IDENTITY_API_PORT and",

@@ -29,6 +29,17 @@ changes roles and revokes sessions, and tells the worker through signed webhooks
 \`.dev.vars\` holds fresh local secrets (never commit it; \`.dev.vars.example\` lists the keys).
 \`npm run idp\` runs the local identity provider alone.
 
+## Security events
+
+Each user's security timeline (sign-ins, new devices, sign-outs, revocations and who made them,
+refused sessions) is at http://127.0.0.1:8787/account/activity. With \`ADMIN_API_TOKEN\`, operators
+read it at \`GET /admin/users/:id/timeline\` and \`GET /admin/users/:id/devices\`, and end every
+session of an organization with \`POST /admin/organizations/:id/kill-switch\`. The worker also
+sends each event to your app as a signed webhook (\`SECURITY_EVENTS_WEBHOOK_URL\`, signed with
+\`SECURITY_EVENTS_WEBHOOK_SECRET\`; verify it with \`verifySecurityEvent\` from
+\`gatehouse-workers\`). \`npm run dev\` points it at the local identity provider, whose page
+(http://127.0.0.1:8788/) shows the delivered events.
+
 ## Deploy
 
 ${fence}sh
@@ -38,6 +49,7 @@ npx wrangler secret put ADMIN_API_TOKEN           # enables /admin/*
 npx wrangler secret put IDENTITY_API_KEY          # WorkOS dashboard → API keys
 npx wrangler secret put IDENTITY_CLIENT_ID
 npx wrangler secret put IDENTITY_WEBHOOK_SECRET   # WorkOS dashboard → Webhooks (below)
+npx wrangler secret put SECURITY_EVENTS_WEBHOOK_SECRET   # with SECURITY_EVENTS_WEBHOOK_URL: events to your app
 npm run deploy
 ${fence}
 

@@ -26,6 +26,14 @@ export default createAuthWorker({
   // Route groups, all on by default.
   // routes: { admin: false, home: false },
 
+  // A cap on each user's concurrent sessions (default none): past it, a sign-in signs out the
+  // oldest session ("evict-oldest") or is refused ("refuse-new").
+  // sessionPolicy: { maxSessions: 5, onLimit: "evict-oldest" },
+
+  // The security timeline (/account/activity, /admin/users/:id/timeline): how long events,
+  // devices and revocation receipts are kept. Default 90 days.
+  // timeline: { retentionDays: 90 },
+
   // Observers of sign-in, sign-out and revocation (awaited; a failure is logged, never fatal).
   // hooks: {
   //   onSignIn: ({ userId, organizationId }) => console.log("signed in", userId, organizationId),
@@ -35,7 +43,7 @@ export default createAuthWorker({
 
 // The Durable Object classes wrangler.jsonc binds, and the entrypoint other workers call
 // through a service binding (\`entrypoint = "AuthService"\`).
-export { AuthService, RateLimiterDO, UserSessions } from "gatehouse-workers/worker";
+export { AuthService, OrganizationSessions, RateLimiterDO, UserSessions } from "gatehouse-workers/worker";
 `;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The generated project's `wrangler.jsonc`: the worker, its session KV namespace, the two Durable
+ * The generated project's `wrangler.jsonc`: the worker, its session KV namespace, the three Durable
  * Object classes and their SQLite migration, and loopback-only `wrangler dev` settings. Comments
  * stand on their own lines and there are no trailing commas, so stripping `//` lines leaves JSON.
  */
@@ -30,10 +30,12 @@ export function renderWranglerConfig(name: string): string {
       // One object per user: mirrors sessions, fans out revocation, holds the live channel.
       { "name": "USER_SESSIONS", "class_name": "UserSessions" },
       // Fixed-window rate limits: one object per limited key.
-      { "name": "RATE_LIMITER", "class_name": "RateLimiterDO" }
+      { "name": "RATE_LIMITER", "class_name": "RateLimiterDO" },
+      // One object per organization: member index, kill switch, session policy.
+      { "name": "ORGANIZATIONS", "class_name": "OrganizationSessions" }
     ]
   },
-  "migrations": [{ "tag": "v1", "new_sqlite_classes": ["UserSessions", "RateLimiterDO"] }]
+  "migrations": [{ "tag": "v1", "new_sqlite_classes": ["UserSessions", "RateLimiterDO", "OrganizationSessions"] }]
 }
 `;
 }

@@ -1,14 +1,19 @@
 /**
  * @module
- * The server-rendered `/account/sessions` page: who is signed in, the
- * session list (see view.ts), and the hooks the live bundle reads (user id,
- * this tab's session id, the CSRF token) as data attributes. It carries no
- * inline script; the bundle at `LIVE_SCRIPT_PATH` is served by the worker itself.
+ * The server-rendered account pages: `/account/sessions` (who is signed in, the session list of
+ * view.ts) and `/account/activity` (the timeline of activity-view.ts), each with the hooks the
+ * live bundle reads (user id, this tab's session id, the CSRF token) as data attributes. They
+ * carry no inline script; the bundle at `LIVE_SCRIPT_PATH` is served by the worker itself.
  */
+import type { SecurityEvent } from "../../../client-sdk/protocol/security";
 import { escapeHtml, page } from "../routes/pages";
 import type { AppUser } from "../types";
+import { renderTimeline } from "./activity-view";
 import { withContentSecurityPolicy } from "./csp";
 import { renderSessionList, type SessionView } from "./view";
+
+/** The activity page's own path. */
+export const ACCOUNT_ACTIVITY_PATH = "/account/activity";
 
 /** Where the auth worker serves the live script (account/live-script-route.ts). */
 export const LIVE_SCRIPT_PATH = "/account/live.js";
@@ -23,17 +28,58 @@ export interface AccountPageInput {
   url: URL;
 }
 
+function displayName(user: AppUser): string {
+  return `${user.firstName} ${user.lastName}`.trim() || user.email;
+}
+
+function mainOpen(user: AppUser, sessionId: string, csrf: string, view: "sessions" | "activity"): string {
+  return `<main id="account" data-view="${view}" data-user-id="${escapeHtml(user.id)}" data-session-id="${escapeHtml(sessionId)}" data-csrf="${escapeHtml(csrf)}">`;
+}
+
+function nav(current: "sessions" | "activity"): string {
+  return current === "sessions"
+    ? `<p><strong>Sessions</strong> · <a href="${ACCOUNT_ACTIVITY_PATH}">Activity</a></p>`
+    : `<p><a href="/account/sessions">Sessions</a> · <strong>Activity</strong></p>`;
+}
+
 export function accountPage(input: AccountPageInput): Promise<Response> {
   const { user } = input;
-  const name = `${user.firstName} ${user.lastName}`.trim() || user.email;
   const notice = input.notice ? `<p role="status"><strong>${escapeHtml(input.notice)}</strong></p>` : "";
-  const body = `<main id="account" data-user-id="${escapeHtml(user.id)}" data-session-id="${escapeHtml(input.sessionId)}" data-csrf="${escapeHtml(input.csrf)}">
-<h1>Your sessions</h1>
-<p class="muted">Signed in as ${escapeHtml(name)} (${escapeHtml(user.email)}). <span id="live-status"></span></p>
+  const body = `${mainOpen(user, input.sessionId, input.csrf, "sessions")}
+<h1>Your sessions</h1>${nav("sessions")}
+<p class="muted">Signed in as ${escapeHtml(displayName(user))} (${escapeHtml(user.email)}). <span id="live-status"></span></p>
 ${notice}<p id="signed-out" role="alert" hidden><strong>You were signed out</strong></p>
 <div id="sessions">${renderSessionList(input.sessions, input.csrf)}</div>
 <form method="post" action="/auth/logout"><input type="hidden" name="_csrf" value="${escapeHtml(input.csrf)}"><p><a href="/">Home</a> · <button type="submit">Sign out of this device</button></p></form>
 </main>
 <script type="module" src="${LIVE_SCRIPT_PATH}"></script>`;
   return withContentSecurityPolicy(page("Your sessions", body), input.url);
+}
+
+export interface ActivityPageInput {
+  user: AppUser;
+  sessionId: string;
+  events: readonly SecurityEvent[];
+  /** The link to older events, or null on the last page. */
+  nextCursor: string | null;
+  /** True on the first page: the only one new events are added to live. */
+  latest: boolean;
+  csrf: string;
+  url: URL;
+}
+
+export function activityPage(input: ActivityPageInput): Promise<Response> {
+  const { user } = input;
+  const older = input.nextCursor
+    ? `<p><a href="${ACCOUNT_ACTIVITY_PATH}?cursor=${encodeURIComponent(input.nextCursor)}" rel="next">Older activity</a></p>`
+    : "";
+  const newest = input.latest ? "" : `<p><a href="${ACCOUNT_ACTIVITY_PATH}">Latest activity</a></p>`;
+  const body = `${mainOpen(user, input.sessionId, input.csrf, "activity")}
+<h1>Account activity</h1>${nav("activity")}
+<p class="muted">Sign-ins, sign-outs and other security events of ${escapeHtml(displayName(user))} (${escapeHtml(user.email)}). <span id="live-status"></span></p>
+<p id="signed-out" role="alert" hidden><strong>You were signed out</strong></p>
+<div id="activity"${input.latest ? ' data-live="true"' : ""}>${renderTimeline(input.events, input.csrf)}</div>
+${newest}${older}</main>
+<script type="module" src="${LIVE_SCRIPT_PATH}"></script>`;
+  return withContentSecurityPolicy(page("Account activity", body), input.url);
 }

@@ -3,9 +3,11 @@
  * Self-service session management for a signed-in person (`AuthMiddleware`
  * then `CsrfMiddleware` on every route): `GET /account/sessions` (page or
  * JSON), `POST /account/sessions/:sessionId/revoke`, `POST
- * /account/sessions/revoke-others`. A person can only ever reach sessions in
- * their own `UserSessions` object: another user's session id answers the
- * same 404 as an unknown one, and nothing is revoked.
+ * /account/sessions/revoke-others`, `POST /account/sessions/revoke-all`
+ * ("this wasn't me": every session, this one too) and `GET /account/activity`
+ * (the security timeline by cursor, page or JSON). A person can only ever
+ * reach sessions in their own `UserSessions` object: another user's session
+ * id answers the same 404 as an unknown one, and nothing is revoked.
  */
 
 import type { MiddlewareHandler } from "hono";
@@ -20,13 +22,16 @@ import { currentSession } from "../middleware/context";
 import { CsrfMiddleware, csrfToken } from "../middleware/csrf";
 import { authErrorPage, errorPage, wantsJson } from "../routes/pages";
 import { type ResolvedSession, SessionManager } from "../session/session-manager";
+import { type ActivityBody, CURSOR_PATTERN } from "./activity-view";
 import { serveLiveScript } from "./live-script-route";
-import { accountPage, LIVE_SCRIPT_PATH } from "./page";
-import { type SessionListBody, sortSessions, toSessionView } from "./view";
+import { ACCOUNT_ACTIVITY_PATH, accountPage, activityPage, LIVE_SCRIPT_PATH } from "./page";
+import { REVOKE_ALL_PATH, type SessionListBody, sortSessions, toSessionView } from "./view";
 
 /** The account pages' own path; forms redirect back here. */
 export const ACCOUNT_SESSIONS_PATH = "/account/sessions";
 const PRIVATE = "private, no-store";
+/** Events per page of `/account/activity`. */
+const ACTIVITY_PAGE_SIZE = 25;
 
 type Waiter = WaitUntil | undefined;
 
@@ -70,6 +75,49 @@ export function registerAccountRoutes<E extends { USER_SESSIONS?: DurableObjectN
       });
       res.headers.set("Vary", "Accept");
       return res;
+    } catch (err) {
+      return authErrorPage(request, err);
+    }
+  });
+
+  app.hono.get(ACCOUNT_ACTIVITY_PATH, async (c) => {
+    const request = c.req.raw;
+    const cursor = c.req.query("cursor") ?? null;
+    if (cursor !== null && !CURSOR_PATTERN.test(cursor)) {
+      return errorPage(request, 400, "invalid_cursor", "That link to older activity is not valid.");
+    }
+    try {
+      const me = currentSession(request)!;
+      const timeline = await sessions().timeline(me.user.id, { cursor, limit: ACTIVITY_PAGE_SIZE });
+      if (wantsJson(request)) {
+        const body: ActivityBody = { events: timeline.events, nextCursor: timeline.nextCursor };
+        return Response.json(body, { headers: { Vary: "Accept" } });
+      }
+      const res = await activityPage({
+        user: me.user,
+        sessionId: me.sessionId,
+        events: timeline.events,
+        nextCursor: timeline.nextCursor,
+        latest: cursor === null,
+        csrf: csrfToken(request),
+        url: new URL(request.url),
+      });
+      res.headers.set("Vary", "Accept");
+      return res;
+    } catch (err) {
+      return authErrorPage(request, err);
+    }
+  });
+
+  // "This wasn't me": every session of the person ends, this one too, and the provider's session with it.
+  app.hono.post(REVOKE_ALL_PATH, async (c) => {
+    const request = c.req.raw;
+    try {
+      const me = currentSession(request)!;
+      const manager = sessions();
+      const result = await manager.revokeUser(me.user.id, { kind: "user" });
+      endProviderSession(app, me, waitUntilOf(c));
+      return signedOutHere(request, null, result, manager.clearCookie());
     } catch (err) {
       return authErrorPage(request, err);
     }
@@ -131,8 +179,15 @@ function revoked(request: Request, result: RevocationResult, sessionId: string |
 }
 
 /** Revoking the session of the request is a logout: the cookie goes, and the person lands on `/`. */
-function signedOutHere(request: Request, sessionId: string, result: RevocationResult, clearCookie: string): Response {
-  const res = wantsJson(request) ? Response.json({ sessionId, ...result, signedOut: true }) : redirect("/");
+function signedOutHere(
+  request: Request,
+  sessionId: string | null,
+  result: RevocationResult,
+  clearCookie: string,
+): Response {
+  const res = wantsJson(request)
+    ? Response.json({ ...(sessionId ? { sessionId } : {}), ...result, signedOut: true })
+    : redirect("/");
   res.headers.append("Set-Cookie", clearCookie);
   return res;
 }

@@ -6,6 +6,7 @@
  * value is HTML-escaped; it never shows the provider session id.
  */
 import { escapeHtml } from "../../../client-sdk/html/escape";
+import type { SessionLocation } from "../../../client-sdk/protocol/security";
 import { describeUserAgent } from "./user-agent";
 
 /** One session as `/account/sessions` shows it (and answers it as JSON). */
@@ -21,10 +22,19 @@ export interface SessionView {
   organizationId: string | null;
   /** The organization's slug, when the user is a member of it. */
   organizationSlug: string | null;
-  /** Milliseconds since the epoch. */
+  /** Where it signed in from (coarse: country, region, city, data center), or null. */
+  location: SessionLocation | null;
+  /** The location made readable ("Lisbon, PT (LIS)"), or "Unknown location". */
+  place: string;
+  /** Its sign-in was the first from this device and place (`session.new_device`): the page highlights it. */
+  newDevice: boolean;
+  /** Milliseconds since the epoch: first and last seen. */
   createdAt: number;
   lastSeenAt: number;
+  /** When it ends if unused (the idle timeout, capped by the absolute one). */
   expiresAt: number;
+  /** When it ends however much it is used (the absolute timeout). */
+  absoluteExpiresAt: number;
 }
 
 /** The JSON body of `GET /account/sessions` for a client asking for JSON. */
@@ -42,10 +52,28 @@ export interface SessionFacts {
   organizationId: string | null;
   userAgent: string | null;
   ip: string | null;
+  /** Absent on sessions from before these were kept. */
+  absoluteExpiresAt?: number;
+  location?: SessionLocation | null;
+  newDevice?: boolean;
 }
 
 /** Path of the form that signs out every other session. */
 export const REVOKE_OTHERS_PATH = "/account/sessions/revoke-others";
+
+/** Path of the form that signs out every session, this one too ("this wasn't me"). */
+export const REVOKE_ALL_PATH = "/account/sessions/revoke-all";
+
+/** "Lisbon, Lisbon, PT (LIS)" from the parts that are known; "Unknown location" when none is. */
+export function describePlace(location: SessionLocation | null | undefined): string {
+  if (!location) return "Unknown location";
+  const parts = [location.city, location.region, location.country].filter(
+    (p, i, all): p is string => typeof p === "string" && p !== "" && all.indexOf(p) === i,
+  );
+  const place = parts.join(", ");
+  if (!place) return location.colo ? `Near ${location.colo}` : "Unknown location";
+  return location.colo ? `${place} (${location.colo})` : place;
+}
 
 /** Path of the form that signs out one session. */
 export function revokePath(sessionId: string): string {
@@ -66,9 +94,13 @@ export function toSessionView(
     ip: session.ip,
     organizationId: session.organizationId,
     organizationSlug: org?.organizationSlug ?? null,
+    location: session.location ?? null,
+    place: describePlace(session.location),
+    newDevice: session.newDevice === true,
     createdAt: session.createdAt,
     lastSeenAt: session.lastSeenAt,
     expiresAt: session.expiresAt,
+    absoluteExpiresAt: session.absoluteExpiresAt ?? session.expiresAt,
   };
 }
 
@@ -86,26 +118,49 @@ export function formatTime(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
-function csrfField(csrf: string): string {
+/** A `<time>` element: machine-readable and the same text everywhere. */
+export function timeTag(ms: number): string {
+  if (!Number.isFinite(ms)) return "unknown";
+  return `<time datetime="${new Date(ms).toISOString()}">${formatTime(ms)}</time>`;
+}
+
+export function csrfField(csrf: string): string {
   return `<input type="hidden" name="_csrf" value="${escapeText(csrf)}">`;
+}
+
+/** The "this wasn't me" form: signs out every session, this one too. */
+export function notMeForm(csrf: string): string {
+  return `<form method="post" action="${REVOKE_ALL_PATH}">${csrfField(csrf)}<button type="submit">This wasn't me — sign out everywhere</button></form>`;
 }
 
 function renderSession(view: SessionView, csrf: string): string {
   const facts = [
+    escapeText(view.place),
     view.ip ? `IP ${escapeText(view.ip)}` : "IP unknown",
     view.organizationSlug
       ? `organization ${escapeText(view.organizationSlug)}`
       : view.organizationId
         ? `organization ${escapeText(view.organizationId)}`
         : "no organization",
-    `signed in <time datetime="${new Date(view.createdAt).toISOString()}">${formatTime(view.createdAt)}</time>`,
-    `last seen <time datetime="${new Date(view.lastSeenAt).toISOString()}">${formatTime(view.lastSeenAt)}</time>`,
+    `first seen ${timeTag(view.createdAt)}`,
+    `last seen ${timeTag(view.lastSeenAt)}`,
   ].join(" · ");
+  const limits =
+    view.expiresAt < view.absoluteExpiresAt
+      ? `ends if unused by ${timeTag(view.expiresAt)}, at the latest ${timeTag(view.absoluteExpiresAt)}`
+      : `ends ${timeTag(view.absoluteExpiresAt)}`;
   const title = view.userAgent ? ` title="${escapeText(view.userAgent)}"` : "";
   const action = view.current
     ? ""
     : `<form method="post" action="${escapeText(revokePath(view.id))}">${csrfField(csrf)}<button type="submit">Sign out</button></form>`;
-  return `<li data-session-id="${escapeText(view.id)}"${view.current ? ' aria-current="true"' : ""}><strong${title}>${escapeText(view.device)}</strong>${view.current ? " — <em>this device</em>" : ""}<br><span class="muted">${facts}</span>${action}</li>`;
+  // A new device that is not this one: the person may not know it.
+  const alert =
+    view.newDevice && !view.current
+      ? `<p class="alert"><strong>New device.</strong> The first sign-in from this device and place.</p>${notMeForm(csrf)}`
+      : view.newDevice
+        ? ` <span class="muted">(new device)</span>`
+        : "";
+  return `<li data-session-id="${escapeText(view.id)}"${view.current ? ' aria-current="true"' : ""}${view.newDevice ? ' data-new-device="true"' : ""}><strong${title}>${escapeText(view.device)}</strong>${view.current ? " — <em>this device</em>" : ""}${view.newDevice && view.current ? alert : ""}<br><span class="muted">${facts}</span><br><span class="muted">${limits}</span>${view.newDevice && !view.current ? alert : ""}${action}</li>`;
 }
 
 /** The list and, when there are other sessions, the "Sign out everywhere else" form. */

@@ -13,6 +13,7 @@ export const SECRET_VARIABLES = [
   "SESSION_SECRET_PREVIOUS",
   "ADMIN_API_TOKEN",
   "IDENTITY_WEBHOOK_SECRET",
+  "SECURITY_EVENTS_WEBHOOK_SECRET",
 ] as const;
 
 export const MIN_SECRET_LENGTH = 32;
@@ -56,7 +57,8 @@ export type ConfigRule =
   | "http_not_loopback"
   | "not_bound"
   | "loopback_only"
-  | "malformed";
+  | "malformed"
+  | "needs_secret";
 
 export interface ConfigProblem {
   variable: string;
@@ -77,6 +79,7 @@ export const RULE_TEXT: Readonly<Record<ConfigRule, string>> = {
   not_bound: "is not bound: declare it in the wrangler config (kv_namespaces or durable_objects.bindings)",
   loopback_only: "is for local development only: it is refused unless AUTH_REDIRECT_URL is on loopback",
   malformed: "is not a comma-separated list of label:token pairs (labels: a-z, 0-9, _ and -, each once)",
+  needs_secret: "is set without SECURITY_EVENTS_WEBHOOK_SECRET: the deliveries could not be signed",
 };
 
 /** Why `value` is not an acceptable secret, or null when it is. */
@@ -84,7 +87,7 @@ export function secretProblem(
   value: string,
 ): Exclude<
   ConfigRule,
-  "required" | "not_a_url" | "http_not_loopback" | "not_bound" | "loopback_only" | "malformed"
+  "required" | "not_a_url" | "http_not_loopback" | "not_bound" | "loopback_only" | "malformed" | "needs_secret"
 > | null {
   const normalized = value.toLowerCase().replace(/[^a-z0-9]/g, "");
   if (TEMPLATE.test(value.trim()) || PLACEHOLDERS.has(normalized) || PLACEHOLDER_WORDS.test(value)) {
@@ -147,6 +150,16 @@ export function checkAuthEnvironment(
   if (typeof redirect === "string" && redirect.length > 0) {
     const rule = redirectUrlProblem(redirect);
     if (rule) problems.push({ variable: "AUTH_REDIRECT_URL", rule });
+  }
+  // Security events leave signed, to an https receiver (http on loopback for development).
+  const eventsUrl = env.SECURITY_EVENTS_WEBHOOK_URL;
+  if (typeof eventsUrl === "string" && eventsUrl.length > 0) {
+    const rule = redirectUrlProblem(eventsUrl);
+    if (rule) problems.push({ variable: "SECURITY_EVENTS_WEBHOOK_URL", rule });
+    const secret = env.SECURITY_EVENTS_WEBHOOK_SECRET;
+    if (typeof secret !== "string" || secret.length === 0) {
+      problems.push({ variable: "SECURITY_EVENTS_WEBHOOK_URL", rule: "needs_secret" });
+    }
   }
   // A location taken from a request header is the sender's word: development only.
   if (env.GATEHOUSE_DEV_LOCATION_HEADER !== undefined && !onLoopback(redirect)) {

@@ -5,8 +5,10 @@
  * (`CF-Connecting-IP` only, never the client-settable `X-Forwarded-For`; an
  * IPv6 client by its /64), exact and shared by every location. A browser that hits a limit gets a
  * readable 429 page (API clients keep the JSON body); `Retry-After` and the
- * draft-10 headers are kept either way. Without a RATE_LIMITER binding the
- * routes are not limited, and the worker says so once in its logs.
+ * draft-10 headers are kept either way. A refused request that carries a
+ * session is told to its user's timeline (`ratelimit.lockout`, throttled).
+ * Without a RATE_LIMITER binding the routes are not limited, and the worker
+ * says so once in its logs.
  */
 
 import type { MiddlewareHandler } from "hono";
@@ -17,6 +19,7 @@ import { type Middleware, type Next, toHono } from "../../../client-sdk/core/mid
 import { DORateLimiter, edgeAddressKeyExtractor } from "../../../client-sdk/rate-limit";
 import type { RateLimiterDO } from "../../../durable-objects/rate-limiter";
 import { errorPage, wantsJson } from "../routes/pages";
+import { SessionManager } from "../session/session-manager";
 
 /** Requests per window (seconds) per client address. Documented in README "Rate limits". */
 export const AUTH_RATE_LIMITS = {
@@ -43,8 +46,15 @@ export function routeLimiterFor<E extends LimitsEnv>(
   family: AuthRouteFamily,
 ): MiddlewareHandler | null {
   const table = app.container.has(AuthRateLimitsToken) ? app.container.resolve(AuthRateLimitsToken) : {};
-  return routeLimiter(app.env, family, table);
+  const lockouts: LockoutReporter = (request, retryAfter) =>
+    app.container.has(SessionManager)
+      ? app.container.resolve(SessionManager).reportLockout(request, family, retryAfter)
+      : Promise.resolve();
+  return routeLimiter(app.env, family, table, lockouts);
 }
+
+/** Tells a user's timeline that a request carrying their session was refused by a limit. */
+export type LockoutReporter = (request: Request, retryAfterSeconds: number) => Promise<void>;
 
 export interface LimitsEnv {
   RATE_LIMITER?: DurableObjectNamespace<RateLimiterDO>;
@@ -57,6 +67,7 @@ export function routeLimiter(
   env: LimitsEnv,
   family: AuthRouteFamily,
   table: AuthRateLimits = {},
+  lockouts?: LockoutReporter,
 ): MiddlewareHandler | null {
   const limit = table[family] ?? AUTH_RATE_LIMITS[family];
   if (limit === false) return null;
@@ -74,17 +85,30 @@ export function routeLimiter(
     prefix: `rl:auth:${family}:`,
     policyName: `auth-${family}`,
   });
-  return toHono(new HtmlRateLimitPage(limiter));
+  return toHono(new HtmlRateLimitPage(limiter, lockouts));
 }
 
-/** Turns a limiter's 429 JSON into a page for browsers, keeping its status and headers. */
+/**
+ * Turns a limiter's 429 JSON into a page for browsers, keeping its status and headers, and
+ * reports the lockout (best effort: a failed report never changes the answer).
+ */
 export class HtmlRateLimitPage implements Middleware {
-  constructor(readonly limiter: Middleware) {}
+  constructor(
+    readonly limiter: Middleware,
+    readonly lockouts?: LockoutReporter,
+  ) {}
 
   async handle(request: Request, next: Next): Promise<Response> {
     const res = await this.limiter.handle(request, next);
-    if (res.status !== 429 || wantsJson(request)) return res;
+    if (res.status !== 429) return res;
     const retryAfter = res.headers.get("Retry-After") ?? "60";
+    if (this.lockouts && request.headers.has("Cookie")) {
+      const seconds = /^\d{1,6}$/.test(retryAfter) ? Number(retryAfter) : 60;
+      await this.lockouts(request, seconds).catch((err: unknown) => {
+        console.warn("gatehouse: could not record a lockout", err instanceof Error ? err.name : "error");
+      });
+    }
+    if (wantsJson(request)) return res;
     const page = errorPage(
       request,
       429,

@@ -16,7 +16,8 @@ export function page(title: string, body: string, status = 200, headers?: Header
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#1f2328}
-h1{font-size:1.5rem}a,button{color:#0969da}.muted{color:#59636e}code{background:#f6f8fa;padding:.1em .3em}</style>
+h1{font-size:1.5rem}a,button{color:#0969da}.muted{color:#59636e}code{background:#f6f8fa;padding:.1em .3em}
+.alert{background:#fff8c5;border-left:4px solid #d4a72c;padding:.25rem .5rem}</style>
 </head><body>${body}</body></html>`;
   const res = new Response(html, { status, headers });
   res.headers.set("Content-Type", "text/html; charset=utf-8");

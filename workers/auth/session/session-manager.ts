@@ -31,6 +31,7 @@ import {
 import { KVSessionStore, type SessionRecord } from "./kv-session-store";
 import { OrganizationEpochs } from "./org-epochs";
 import { OrganizationObjects } from "./organizations";
+import { ReportThrottle } from "./report-throttle";
 import { SessionObjects } from "./session-objects";
 import { storeCall } from "./store-call";
 import { isSessionId, issueSessionToken, verifySessionToken } from "./token";
@@ -53,8 +54,6 @@ export interface SessionMeta {
 /** The person acting when no one else is named: the session's own user. */
 const SELF: RevocationActor = { kind: "user" };
 /** An isolate tells a user's object of a refused revoked cookie at most this often per session. */
-const REFUSED_REPORT_MS = 10 * 60 * 1000;
-const MAX_REPORTED = 10_000;
 
 /** Anything with a raw KV namespace (`KVStore` from `gatehouse-workers`), or the namespace itself. */
 export type SessionKV = KVNamespace | { readonly raw: KVNamespace };
@@ -74,8 +73,8 @@ export class SessionManager {
   readonly #organizations: OrganizationObjects | undefined;
   /** The organizations' published kill-switch epochs, as this isolate last read them. */
   readonly #epochs: OrganizationEpochs;
-  /** Revoked sessions this isolate reported as used again, and when. */
-  readonly #reportedRefused = new Map<string, number>();
+  /** What this isolate told timelines lately (refused use, lockouts): once per key per 10 minutes. */
+  readonly #reports = new ReportThrottle();
   readonly #hooks: SessionHooks;
 
   constructor(kv: SessionKV, secret: string | readonly string[], options: SessionManagerOptions = {}) {
@@ -369,6 +368,21 @@ export class SessionManager {
   }
 
   /**
+   * A rate limit refused this request: when it carries a session (signed cookie, record still in
+   * KV), tell its user's timeline. At most once per session and family per isolate per 10 minutes;
+   * never slides or otherwise touches the session.
+   */
+  async reportLockout(request: Request, family: string, retryAfterSeconds: number): Promise<void> {
+    if (!this.#objects) return;
+    const sessionId = await this.sessionIdFromCookieHeader(request.headers.get("Cookie"));
+    if (!sessionId || !this.#reports.admit(`lockout:${sessionId}:${family}`, this.config.clock())) return;
+    const record = await storeCall(() => this.store.get(sessionId));
+    if (!record || record.id !== sessionId) return;
+    const ip = request.headers.get("CF-Connecting-IP")?.slice(0, 64);
+    await this.#objects.recordLockout(record.userId, sessionId, family, retryAfterSeconds, ip);
+  }
+
+  /**
    * An organization's kill switch: every session of every member issued before now ends, now and
    * wherever it is resolved (see `OrganizationSessions.endSessions`). Answers the receipt.
    */
@@ -414,13 +428,7 @@ export class SessionManager {
 
   /** Tells the owner's timeline a revoked session's cookie was used, at most once per session per isolate per 10 minutes. */
   async #reportRefused(userId: string, sessionId: string, seen: SessionMeta): Promise<void> {
-    if (!this.#objects) return;
-    const now = this.config.clock();
-    const last = this.#reportedRefused.get(sessionId);
-    if (last !== undefined && now - last < REFUSED_REPORT_MS) return;
-    if (this.#reportedRefused.size >= MAX_REPORTED)
-      this.#reportedRefused.delete(this.#reportedRefused.keys().next().value!);
-    this.#reportedRefused.set(sessionId, now);
+    if (!this.#objects || !this.#reports.admit(`refused:${sessionId}`, this.config.clock())) return;
     await this.#objects.recordRefused(userId, sessionId, {
       ...(seen.ip ? { ip: seen.ip.slice(0, 64) } : {}),
       ...(seen.userAgent ? { device: describeUserAgent(seen.userAgent) } : {}),

@@ -3,9 +3,12 @@
  * Applies a verified provider event after the response went out (`waitUntil`):
  * looks up the organization slug when needed, then calls the user's session
  * object, retrying an RPC that failed on the way (the object dedupes by event
- * id, so a retry never acts twice). Never throws; logs event ids and types, never user data.
+ * id, so a retry never acts twice). A membership event also keeps the
+ * organization's member index (best effort, with `organizations`). Never
+ * throws; logs event ids and types, never user data.
  */
 import type { ProviderEventResult, UserSessions } from "../../../durable-objects/user-sessions";
+import type { OrganizationObjects } from "../session/organizations";
 import type { ParsedEvent } from "./events";
 import type { OrganizationSlugs } from "./organizations";
 
@@ -18,11 +21,13 @@ export async function applyEvent(
   namespace: DurableObjectNamespace<UserSessions>,
   parsed: Handled,
   slugs: OrganizationSlugs | null,
+  organizations: OrganizationObjects | null = null,
 ): Promise<ProviderEventResult | null> {
   const event = { ...parsed.event };
   if (parsed.needsSlug && "organizationId" in event && slugs) {
     event.organizationSlug = await slugs.slugOf(event.organizationId);
   }
+  if (organizations && "organizationId" in event) await indexMember(organizations, parsed.userId, event);
   for (let attempt = 1; ; attempt++) {
     try {
       // A fresh stub per attempt: a stub that threw may be broken.
@@ -42,4 +47,16 @@ export async function applyEvent(
       await new Promise((resolve) => setTimeout(resolve, BACKOFF_MS * attempt));
     }
   }
+}
+
+/** A granted membership joins the organization's index, an ended one leaves it; a failure is logged (the epoch still covers a member the index missed). */
+async function indexMember(
+  organizations: OrganizationObjects,
+  userId: string,
+  event: { organizationId: string; role: string | null },
+): Promise<void> {
+  if (event.role !== null) return organizations.addMember(userId, [event.organizationId]);
+  await organizations.removeMember(userId, event.organizationId).catch((err: unknown) => {
+    console.error("gatehouse: could not update an organization's member index", err instanceof Error ? err.name : err);
+  });
 }

@@ -14,6 +14,7 @@ import { waitUntilOf } from "../../../client-sdk/core/wait-until";
 import { createWorkOS } from "../identity/workos";
 import { routeLimiterFor } from "../limits";
 import type { AuthEnv } from "../provider";
+import { OrganizationObjects } from "../session/organizations";
 import { applyEvent } from "./dispatch";
 import { WebhookError, type WebhookErrorCode } from "./errors";
 import { parseProviderEvent } from "./events";
@@ -87,7 +88,8 @@ export function registerIdentityWebhook<E extends AuthEnv>(
       console.debug(`gatehouse: ignored provider event of type ${parsed.value.type}`);
       return answer(200, { received: true, handled: false });
     }
-    waitUntil(applyEvent(namespace, parsed.value, slugs));
+    const organizations = env.ORGANIZATIONS ? new OrganizationObjects(env.ORGANIZATIONS) : null;
+    waitUntil(applyEvent(namespace, parsed.value, slugs, organizations));
     return answer(200, { received: true, handled: true });
   };
 

@@ -13,6 +13,11 @@ export interface PageElement {
   hidden: boolean;
   focus(): void;
   setAttribute(name: string, value: string): void;
+  remove(): void;
+  insertAdjacentHTML(position: "afterbegin" | "beforeend", html: string): void;
+  querySelector(selector: string): PageElement | null;
+  /** The browser's static NodeList (iterate with `Array.from`). */
+  querySelectorAll(selector: string): ArrayLike<PageElement>;
 }
 
 export interface BrowserGlobals {

@@ -1,26 +1,32 @@
 /**
  * @module
- * Browser entry of `/account/sessions` (bundled by scripts/build-client.mjs,
- * served as a static asset): joins the user's live channel with partysocket
- * and keeps the page true. `sessions.changed` re-renders the list from the
- * JSON route; `session.revoked` for this tab's session (or close code 4001 /
- * 4003) says "You were signed out" and goes to the login page. It holds no
- * secret and sends nothing but the cookies the browser attaches itself.
+ * Browser entry of the account pages (bundled by scripts/build-live-script.mjs,
+ * served by the worker at /account/live.js): joins the user's live channel with
+ * partysocket and keeps the page true. On `/account/sessions`, `sessions.changed`
+ * re-renders the list from the JSON route; on `/account/activity` (first page),
+ * `timeline.appended` adds the event on top. On both, `session.revoked` for this
+ * tab's session (or close code 4001 / 4003) says "You were signed out" and goes
+ * to the login page. It holds no secret and sends nothing but the cookies the
+ * browser attaches itself.
  */
 import { PartySocket } from "partysocket";
+import type { SecurityEvent } from "../../../../client-sdk/protocol/security";
 import {
   CLOSE_SESSION_INACTIVE,
   CLOSE_SESSION_REVOKED,
   decodeMessage,
   type LiveMessage,
 } from "../../../../durable-objects/user-sessions/messages";
+import { type ActivityBody, renderEvent, renderTimeline } from "../activity-view";
 import { renderSessionList, type SessionListBody } from "../view";
 import { browser } from "./browser";
 
 /** `LIVE_PARTY` of workers/auth/live/route.ts (not imported: that module pulls in partyserver). */
 const PARTY = "user-sessions";
 const LIST_URL = "/account/sessions";
-const LOGIN_URL = "/auth/login?return_to=%2Faccount%2Fsessions";
+const ACTIVITY_URL = "/account/activity";
+/** Events kept on a live page; older ones are a link away. */
+const MAX_LIVE_EVENTS = 200;
 /** Long enough to read the notice, short enough to leave within a second. */
 const SIGN_OUT_DELAY_MS = 600;
 const REFRESH_DEBOUNCE_MS = 100;
@@ -28,11 +34,14 @@ const REFRESH_DEBOUNCE_MS = 100;
 function start(): void {
   const { document, location } = browser();
   const root = document.getElementById("account");
-  const list = document.getElementById("sessions");
+  const activityView = root?.dataset.view === "activity";
+  const list = document.getElementById(activityView ? "activity" : "sessions");
   const userId = root?.dataset.userId;
   const sessionId = root?.dataset.sessionId;
   const csrf = root?.dataset.csrf;
   if (!list || !userId || !sessionId || !csrf) return;
+  const liveTimeline = activityView && list.dataset.live === "true";
+  const loginUrl = `/auth/login?return_to=${encodeURIComponent(activityView ? ACTIVITY_URL : LIST_URL)}`;
   const status = document.getElementById("live-status");
   let signedOut = false;
   let connectedBefore = false;
@@ -63,15 +72,33 @@ function start(): void {
       notice.hidden = false;
       notice.textContent = "You were signed out";
     }
-    setTimeout(() => location.assign(LOGIN_URL), SIGN_OUT_DELAY_MS);
+    setTimeout(() => location.assign(loginUrl), SIGN_OUT_DELAY_MS);
   };
 
   const refresh = async () => {
-    const res = await fetch(LIST_URL, { headers: { Accept: "application/json" } });
+    const res = await fetch(activityView ? ACTIVITY_URL : LIST_URL, { headers: { Accept: "application/json" } });
     if (res.status === 401) return signOut();
     if (!res.ok || signedOut) return;
+    if (activityView) {
+      // Only the first page follows along; an older page is a fixed window on the past.
+      if (!liveTimeline) return;
+      const body = (await res.json()) as ActivityBody;
+      if (!signedOut) list.innerHTML = renderTimeline(body.events, csrf);
+      return;
+    }
     const body = (await res.json()) as SessionListBody;
     if (!signedOut) list.innerHTML = renderSessionList(body.sessions, csrf);
+  };
+
+  /** Adds one event on top of the live timeline, once (a refresh may have shown it already). */
+  const append = (event: SecurityEvent) => {
+    const items = list.querySelector("ul.events");
+    if (!items) return;
+    const shown = Array.from(items.querySelectorAll("li[data-event-id]"));
+    if (shown.some((li) => li.dataset.eventId === event.id)) return;
+    items.insertAdjacentHTML("afterbegin", renderEvent(event, csrf));
+    document.getElementById("no-events")?.remove();
+    for (const extra of shown.slice(MAX_LIVE_EVENTS - 1)) extra.remove();
   };
 
   const scheduleRefresh = () => {
@@ -90,7 +117,10 @@ function start(): void {
       return; // not ours, or garbled: ignore
     }
     if (message.type === "session.revoked" && message.sessionId === sessionId) signOut();
-    else if (message.type === "sessions.changed" || message.type === "session.updated") scheduleRefresh();
+    else if (message.type === "timeline.appended") {
+      if (liveTimeline) append(message.event);
+    } else if (!activityView && (message.type === "sessions.changed" || message.type === "session.updated"))
+      scheduleRefresh();
   });
 
   socket.addEventListener("open", () => {

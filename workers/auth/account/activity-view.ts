@@ -1,0 +1,98 @@
+/**
+ * @module
+ * The timeline of `/account/activity`: one event as a person reads it, and the list. Shared by
+ * the server page and the browser bundle (which prepends events as they arrive live), so it
+ * imports nothing server-side. Every value is HTML-escaped; event details are rendered by field,
+ * never as markup.
+ */
+import type { RevocationActor, SecurityEvent } from "../../../client-sdk/protocol/security";
+import { describePlace, escapeText, notMeForm, timeTag } from "./view";
+
+/** The JSON body of `GET /account/activity` for a client asking for JSON. */
+export interface ActivityBody {
+  events: SecurityEvent[];
+  /** Pass as `?cursor=` for the next (older) page; null: no more. */
+  nextCursor: string | null;
+}
+
+/** The cursor form the timeline issues (`c` + base-36 position). */
+export const CURSOR_PATTERN = /^c[0-9a-z]{1,11}$/;
+
+/** Who acted, as a person reads it. */
+export function describeActor(actor: RevocationActor | null): string {
+  if (!actor) return "Gatehouse";
+  const label = actor.label ? ` (${actor.label})` : "";
+  switch (actor.kind) {
+    case "user":
+      return "you";
+    case "admin":
+      return `an administrator${label}`;
+    case "provider":
+      return `your identity provider${label}`;
+    case "policy":
+      return actor.label === "max_sessions" ? "the session limit" : `a policy${label}`;
+    case "kill_switch":
+      return `your organization's kill switch${label}`;
+    default:
+      return `Gatehouse${label}`;
+  }
+}
+
+function detail(event: SecurityEvent, key: string): string | number | boolean | null {
+  return Object.hasOwn(event.detail, key) ? (event.detail[key] ?? null) : null;
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** One sentence for the event: what happened, and who did it. */
+export function describeEvent(event: SecurityEvent): string {
+  switch (event.type) {
+    case "session.signed_in":
+      return "Signed in";
+    case "session.new_device":
+      return "Signed in from a new device";
+    case "session.signed_out":
+      return "Signed out";
+    case "session.revoked": {
+      const n = Number(detail(event, "sessions") ?? 1);
+      return `${n === 1 ? "A session was" : `${plural(n, "session", "sessions")} were`} signed out by ${describeActor(event.actor)}`;
+    }
+    case "session.refused":
+      return detail(event, "reason") === "session_limit"
+        ? `A sign-in was refused: the limit of ${String(detail(event, "maxSessions"))} sessions was reached`
+        : "A signed-out session was used again and refused";
+    case "membership.changed": {
+      const org = detail(event, "organizationSlug") ?? detail(event, "organizationId") ?? "an organization";
+      const change = String(detail(event, "change") ?? "updated");
+      const role = detail(event, "role");
+      return `Membership of ${String(org)} ${change}${role ? `: role ${String(role)}` : ""}`;
+    }
+    case "ratelimit.lockout":
+      return `Too many requests (${String(detail(event, "family") ?? "limit")}): paused for ${String(detail(event, "retryAfter") ?? "?")} s`;
+    case "organization.sessions_ended":
+      return `Every session in ${String(detail(event, "organizationId") ?? "your organization")} was ended by ${describeActor(event.actor)}`;
+    default:
+      return String(event.type);
+  }
+}
+
+/** One event as a list item; a new device carries the "this wasn't me" form. */
+export function renderEvent(event: SecurityEvent, csrf: string): string {
+  const facts = [
+    timeTag(event.at),
+    ...(event.device ? [escapeText(event.device)] : []),
+    ...(event.location ? [escapeText(describePlace(event.location))] : []),
+    ...(event.ip ? [`IP ${escapeText(event.ip)}`] : []),
+  ].join(" · ");
+  const alert = event.type === "session.new_device";
+  const sentence = escapeText(describeEvent(event));
+  return `<li data-event-id="${escapeText(event.id)}" data-type="${escapeText(event.type)}"><strong${alert ? ' class="alert"' : ""}>${sentence}</strong><br><span class="muted">${facts}</span>${alert ? notMeForm(csrf) : ""}</li>`;
+}
+
+/** The list, newest first, or a line saying there is nothing yet. */
+export function renderTimeline(events: readonly SecurityEvent[], csrf: string): string {
+  if (events.length === 0) return `<ul class="events"></ul><p class="muted" id="no-events">No activity yet.</p>`;
+  return `<ul class="events">${events.map((e) => renderEvent(e, csrf)).join("")}</ul>`;
+}
