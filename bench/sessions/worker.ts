@@ -1,2 +1,8 @@
 /** The worker under test: the deployed auth worker with its Durable Objects and RPC entrypoint. */
-export { AuthService, default, RateLimiterDO, UserSessions } from "../../workers/auth/worker";
+export {
+  AuthService,
+  default,
+  OrganizationSessions,
+  RateLimiterDO,
+  UserSessions,
+} from "../../workers/auth/worker";

@@ -90,7 +90,7 @@ export function isReceipt(value: unknown): value is RevocationReceipt {
     isRecord(value) &&
     typeof value.id === "string" &&
     typeof value.revoked === "number" &&
-    typeof value.refusedAfterMs === "number"
+    (typeof value.refusedAfterMs === "number" || value.refusedAfterMs === null)
   );
 }
 

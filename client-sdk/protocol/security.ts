@@ -79,10 +79,15 @@ export interface RevocationReceipt {
   /** KV records deleted so far, and still to delete (the alarm continues them). */
   kvDeleted: number;
   kvPending: number;
-  /** Milliseconds from the call until every session was refused in strict mode (the commit). */
-  refusedAfterMs: number;
-  /** For an organization's kill switch: the members whose sessions it ended. */
+  /**
+   * Milliseconds from the call until every session was refused in strict mode (the commit); null
+   * while a kill switch's members are still being told (fetch the receipt again by id).
+   */
+  refusedAfterMs: number | null;
+  /** For an organization's kill switch: the members it reaches, those still queued, those that failed (refused by the epoch). */
   members?: number;
+  membersPending?: number;
+  membersFailed?: number;
 }
 
 /** The cap on a user's concurrent sessions and what a sign-in past it does. */

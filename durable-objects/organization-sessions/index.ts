@@ -9,16 +9,18 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { RevocationActor, RevocationReceipt, SessionPolicy } from "../../client-sdk/protocol/security";
-import type { RevocationResult } from "../../client-sdk/protocol/session-object";
 import { orgEpochKey } from "../../client-sdk/protocol/session-record";
 import { objectNow } from "../clock";
 import type { UserSessions } from "../user-sessions";
 import { DEFAULT_RETENTION_MS } from "../user-sessions/timeline";
+import { drainFanOut, nextFanOut, queueMembers } from "./fanout";
 import { ORGANIZATION_SCHEMA } from "./schema";
 
 /** Members' objects told at once during a kill switch; the rest wait for a free slot. */
-export const FAN_OUT_CONCURRENCY = 64;
+export const FAN_OUT_CONCURRENCY = 128;
 const RECEIPT_PREFIX = "rcpt.o.";
+/** The alarm that resumes a fan-out if the object dies mid-way (the inline run moves it on). */
+const CONTINUATION_MS = 5_000;
 
 type OrganizationEnv = Record<string, unknown>;
 
@@ -29,10 +31,17 @@ export class OrganizationSessions extends DurableObject<OrganizationEnv> {
   static sessionsBinding = "SESSIONS";
   /** How long receipts are kept (default 90 days). */
   static retentionMs = DEFAULT_RETENTION_MS;
+  /**
+   * Members' objects one invocation tells at most; the alarm continues with the rest. Each is a
+   * subrequest: keep it under your plan's limit per invocation (10,000 on Workers Paid, 50 on Free).
+   */
+  static fanOutPerRun = 1_000;
 
   readonly #users: DurableObjectNamespace<UserSessions> | null;
   readonly #kv: KVNamespace | null;
   readonly #retentionMs: number;
+  /** The fan-out run in progress, so the call and the alarm never drain at once. */
+  #draining: Promise<void> = Promise.resolve();
 
   constructor(ctx: DurableObjectState, env: OrganizationEnv) {
     super(ctx, env);
@@ -69,7 +78,7 @@ export class OrganizationSessions extends DurableObject<OrganizationEnv> {
     else this.#setSetting("policy", JSON.stringify(policy));
   }
 
-  /** The kill switch's epoch (ms), or null when none is set. */
+  /** The kill switch's epoch (ms) while it is thrown, or null (never thrown, or lifted). */
   epoch(): number | null {
     const value = this.#setting("epoch");
     return value === null ? null : Number(value);
@@ -77,67 +86,87 @@ export class OrganizationSessions extends DurableObject<OrganizationEnv> {
 
   /**
    * The kill switch: every session of every member issued before now ends. The epoch is recorded
-   * here first, then published in KV (eventual-mode resolution), then each member's object ends
-   * its sessions; the receipt says how many, and how long until every one was refused in strict mode.
+   * here first and published in KV (eventual-mode resolution) while each member's object ends its
+   * sessions (`fanout.ts`: at most `fanOutPerRun` members per invocation, the rest from the alarm).
+   * The receipt says how many, and how long until every one was refused in strict mode (null while
+   * members are still queued: fetch it again by id).
    */
   async endSessions(actor: RevocationActor): Promise<RevocationReceipt> {
-    const users = this.#users;
-    if (!users)
+    if (!this.#users)
       throw new Error(`OrganizationSessions: no session objects bound as ${OrganizationSessions.userSessionsBinding}`);
+    const sql = this.ctx.storage.sql;
     const organizationId = this.#organizationId();
     const started = objectNow();
-    const epoch = Math.max(started, (this.epoch() ?? 0) + 1);
+    // Epochs only grow: the published one (kept after a lift) must never move back.
+    const previous = Math.max(this.epoch() ?? 0, Number(this.#setting("published") ?? 0));
+    const epoch = Math.max(started, previous + 1);
     this.#setSetting("epoch", String(epoch));
-    await this.#kv?.put(orgEpochKey(organizationId), JSON.stringify({ epoch }));
-    const members = this.ctx.storage.sql
-      .exec<{ user_id: string }>("SELECT user_id FROM members ORDER BY user_id")
-      .toArray()
-      .map((r) => r.user_id);
-    const totals = { revoked: 0, socketsClosed: 0, pendingKvDeletes: 0, failed: 0 };
-    let next = 0;
-    const worker = async () => {
-      while (next < members.length) {
-        const userId = members[next++]!;
-        try {
-          const stub = users.get(users.idFromName(userId));
-          const result: RevocationResult = await stub.endForOrganization(organizationId, epoch, actor);
-          totals.revoked += result.revoked;
-          totals.socketsClosed += result.socketsClosed;
-          totals.pendingKvDeletes += result.pendingKvDeletes;
-        } catch (err) {
-          // The epoch still refuses this member's sessions (KV, and the next sign-in's object); count it.
-          totals.failed++;
-          console.error(
-            "gatehouse: kill switch could not reach a member's session object",
-            err instanceof Error ? err.message : err,
-          );
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(FAN_OUT_CONCURRENCY, members.length) }, worker));
-    const refusedAfterMs = Math.max(0, objectNow() - started);
-    const { seq } = this.ctx.storage.sql
+    this.#setSetting("published", String(epoch));
+    // The receipt, the queued members and the alarm that resumes them: one synchronous block, one commit.
+    const { seq } = sql
       .exec<{ seq: number }>(
-        `INSERT INTO receipts (at, actor, members, revoked, sockets_closed, kv_pending, refused_after_ms, failed_members, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+        `INSERT INTO receipts (at, actor, members, revoked, sockets_closed, kv_pending, refused_after_ms, failed_members, pending_members, expires_at)
+         VALUES (?, ?, 0, 0, 0, 0, NULL, 0, 0, ?) RETURNING seq`,
         started,
         JSON.stringify(actor),
-        members.length,
-        totals.revoked,
-        totals.socketsClosed,
-        totals.pendingKvDeletes,
-        refusedAfterMs,
-        totals.failed,
         started + this.#retentionMs,
       )
       .one();
+    const members = queueMembers(sql, seq, epoch, actor);
+    sql.exec("UPDATE receipts SET members = ?, pending_members = ? WHERE seq = ?", members, members, seq);
+    void this.ctx.storage.setAlarm(started + CONTINUATION_MS);
+    // Published for eventual-mode resolution while the members' objects are told (neither waits on the other).
+    const published = this.#kv?.put(orgEpochKey(organizationId), JSON.stringify({ epoch })).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    await this.#drain();
+    // Without the published epoch, eventual mode would not refuse: the caller must hear it (and may retry).
+    const unpublished = await published;
+    if (unpublished) throw unpublished;
     return this.receipt(`${RECEIPT_PREFIX}${organizationId}.${seq}`)!;
   }
 
-  /** Lifts the kill switch for what comes next: the epoch is removed here and in KV; ended sessions stay ended. */
-  async lift(): Promise<void> {
+  /** Continues a fan-out past one invocation's share (or after a crash), retries failed members, prunes receipts. */
+  override async alarm(): Promise<void> {
+    await this.#drain();
+  }
+
+  /** One invocation's share of the queued members; then the alarm for what is left (or the next receipt expiry). */
+  async #drain(): Promise<void> {
+    const previous = this.#draining;
+    const run = (async () => {
+      await previous;
+      const users = this.#users;
+      const organizationId = this.#organizationId();
+      if (users) {
+        const settings = this.constructor as typeof OrganizationSessions;
+        await drainFanOut(
+          this.ctx.storage.sql,
+          (userId, epoch, actor) =>
+            users.get(users.idFromName(userId)).endForOrganization(organizationId, epoch, actor),
+          { now: objectNow(), perRun: settings.fanOutPerRun, concurrency: FAN_OUT_CONCURRENCY, clock: objectNow },
+        );
+      }
+      const sql = this.ctx.storage.sql;
+      sql.exec("DELETE FROM receipts WHERE expires_at <= ?", objectNow());
+      const next =
+        nextFanOut(sql) ?? sql.exec<{ t: number | null }>("SELECT MIN(expires_at) AS t FROM receipts").one().t ?? null;
+      if (next === null) await this.ctx.storage.deleteAlarm();
+      else await this.ctx.storage.setAlarm(Math.max(Number(next), objectNow()));
+    })();
+    this.#draining = run.catch(() => {});
+    await run;
+  }
+
+  /**
+   * Lifts the kill switch: it is no longer thrown (`epoch()` is null, the next one starts from now).
+   * Sessions issued after the epoch were never refused by it; those issued before it stay refused,
+   * so the published epoch stays in KV: it also covers members the index missed, whose sessions no
+   * object ended (ended sessions stay ended, whoever ended them).
+   */
+  lift(): void {
     this.ctx.storage.sql.exec("DELETE FROM settings WHERE key = 'epoch'");
-    await this.#kv?.delete(orgEpochKey(this.#organizationId()));
   }
 
   /** A kill-switch receipt of this organization, by id; null when unknown or pruned. */
@@ -156,8 +185,10 @@ export class OrganizationSessions extends DurableObject<OrganizationEnv> {
       // The members' alarms write the KV marks; this is what they had left when the switch returned.
       kvDeleted: Number(row.revoked) - Number(row.kv_pending),
       kvPending: Number(row.kv_pending),
-      refusedAfterMs: Number(row.refused_after_ms),
+      refusedAfterMs: row.refused_after_ms === null ? null : Number(row.refused_after_ms),
       members: Number(row.members),
+      membersPending: Number(row.pending_members),
+      membersFailed: Number(row.failed_members),
     };
   }
 

@@ -21,8 +21,17 @@ CREATE TABLE IF NOT EXISTS receipts (
   revoked INTEGER NOT NULL,
   sockets_closed INTEGER NOT NULL,
   kv_pending INTEGER NOT NULL,
-  refused_after_ms INTEGER NOT NULL,
+  refused_after_ms INTEGER,
   failed_members INTEGER NOT NULL,
+  pending_members INTEGER NOT NULL DEFAULT 0,
   expires_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS fanout (
+  user_id TEXT PRIMARY KEY,
+  receipt_seq INTEGER NOT NULL,
+  epoch INTEGER NOT NULL,
+  actor TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  not_before INTEGER NOT NULL DEFAULT 0
 );
 `;

@@ -377,7 +377,7 @@ export class UserSessions extends Server<ServerEnv> {
 
   /** A receipt of this object's revocations, by id; null when unknown or pruned. */
   receipt(id: string): RevocationReceipt | null {
-    return readReceipt(this.ctx.storage.sql, id);
+    return readReceipt(this.ctx.storage.sql, id, objectNow());
   }
 
   /**
@@ -532,6 +532,16 @@ export class UserSessions extends Server<ServerEnv> {
   ): Promise<RevocationResult> {
     const started = options.at ?? objectNow();
     const now = objectNow();
+    // One session: the timeline names its device and place (read before the commit removes its row).
+    const single =
+      ids.length === 1
+        ? this.ctx.storage.sql
+            .exec<{ device: string | null; location: string | null }>(
+              "SELECT device, location FROM sessions WHERE id = ?",
+              ids[0]!,
+            )
+            .toArray()[0]
+        : undefined;
     // Durable state first, atomically: from here on the sessions are invalid in strict mode.
     const revoked = commitRevocation(this.ctx.storage, ids, reason, now);
     const refusedAfterMs = Math.max(0, objectNow() - started);
@@ -557,6 +567,8 @@ export class UserSessions extends Server<ServerEnv> {
         type: reason === "logout" ? "session.signed_out" : "session.revoked",
         at: now,
         sessionId: ids.length === 1 ? ids[0]! : null,
+        device: single?.device ?? null,
+        location: single?.location ? (JSON.parse(single.location) as SessionLocation) : null,
         actor,
         detail: { receiptId, sessions: revoked, reason },
       });

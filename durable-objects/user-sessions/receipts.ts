@@ -49,9 +49,9 @@ export function storeReceipt(sql: SqlStorage, userId: string, receipt: NewReceip
 }
 
 /** The receipt, with its KV counts as they are now; null when unknown or pruned. */
-export function readReceipt(sql: SqlStorage, id: string): RevocationReceipt | null {
+export function readReceipt(sql: SqlStorage, id: string, now: number): RevocationReceipt | null {
   const seq = Number(id.slice(id.lastIndexOf(".") + 1));
-  const row = sql.exec("SELECT * FROM receipts WHERE seq = ?", seq).toArray()[0];
+  const row = sql.exec("SELECT * FROM receipts WHERE seq = ? AND expires_at > ?", seq, now).toArray()[0];
   if (!row) return null;
   const ids = JSON.parse(String(row.session_ids)) as string[];
   let pending = 0;

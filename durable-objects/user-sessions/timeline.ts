@@ -41,24 +41,26 @@ export function appendEvent(
   retentionMs: number,
 ): SecurityEvent | null {
   const id = `evt_${crypto.randomUUID().replaceAll("-", "")}`;
-  const written = sql.exec(
-    `INSERT OR IGNORE INTO timeline (id, dedupe, type, at, session_id, device, ip, location, actor, detail, expires_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    id,
-    event.dedupe ?? null,
-    event.type,
-    event.at,
-    event.sessionId ?? null,
-    event.device ?? null,
-    event.ip ?? null,
-    event.location ? JSON.stringify(event.location) : null,
-    event.actor ? JSON.stringify(event.actor) : null,
-    JSON.stringify(event.detail ?? {}),
-    event.at + retentionMs,
-  ).rowsWritten;
-  if (written === 0) return null;
-  const row = sql.exec("SELECT * FROM timeline WHERE id = ?", id).one();
-  return toEvent(row, userId);
+  // RETURNING, not rowsWritten: an ignored insert into an AUTOINCREMENT table still counts a write
+  // (sqlite_sequence), so only the returned row tells a stored event from a duplicate.
+  const row = sql
+    .exec(
+      `INSERT OR IGNORE INTO timeline (id, dedupe, type, at, session_id, device, ip, location, actor, detail, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      id,
+      event.dedupe ?? null,
+      event.type,
+      event.at,
+      event.sessionId ?? null,
+      event.device ?? null,
+      event.ip ?? null,
+      event.location ? JSON.stringify(event.location) : null,
+      event.actor ? JSON.stringify(event.actor) : null,
+      JSON.stringify(event.detail ?? {}),
+      event.at + retentionMs,
+    )
+    .toArray()[0];
+  return row ? toEvent(row, userId) : null;
 }
 
 /** One page of events newest first, older than `cursor` (an opaque string from a previous page). */

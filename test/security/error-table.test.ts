@@ -25,6 +25,8 @@ const ADMIN = { Authorization: `Bearer ${live.ADMIN_API_TOKEN}`, ...JSON_ACCEPT 
 const MARGARET = "user_01MARGARETHAMILTON00000000";
 const ACME = "org_01ACME00000000000000000000";
 const UNKNOWN_SESSION = "0".repeat(64);
+const GRACE = "user_01GRACEHOPPER0000000000000";
+const GLOBEX = "org_01GLOBEX000000000000000000";
 
 /** The answer's status and its JSON `error` code; the body must name no file, stack or internal detail. */
 async function answer(res: Response): Promise<{ status: number; error: string }> {
@@ -245,6 +247,94 @@ describe("README's auth-worker error table, row by row", () => {
     const down: WorkerEnv = { ...live, SESSIONS: brokenKV() };
     const res = await send("/api/me", { headers: { Cookie: cookieHeader(jar), ...JSON_ACCEPT } }, down);
     expect(await answer(res)).toEqual({ status: 503, error: "session_store_unavailable" });
+  });
+
+  it("invalid_cursor 400: an activity page or admin timeline with a cursor it did not issue", async () => {
+    const jar = await signedInJar();
+    const account = await send("/account/activity?cursor=nope", {
+      headers: { Cookie: cookieHeader(jar), ...JSON_ACCEPT },
+    });
+    expect(await answer(account)).toEqual({ status: 400, error: "invalid_cursor" });
+    const admin = await send(`/admin/users/${MARGARET}/timeline?cursor=c!`, { headers: ADMIN });
+    expect(await answer(admin)).toEqual({ status: 400, error: "invalid_cursor" });
+  });
+
+  it("invalid_limit 400: an admin timeline page size outside 1-100", async () => {
+    for (const limit of ["0", "101", "2.5", "ten"]) {
+      const res = await send(`/admin/users/${MARGARET}/timeline?limit=${limit}`, { headers: ADMIN });
+      expect(await answer(res)).toEqual({ status: 400, error: "invalid_limit" });
+    }
+  });
+
+  it("invalid_organization_id 400: an organization control with a malformed id", async () => {
+    const res = await send("/admin/organizations/not%20an%20org/kill-switch", { method: "POST", headers: ADMIN });
+    expect(await answer(res)).toEqual({ status: 400, error: "invalid_organization_id" });
+  });
+
+  it("invalid_receipt_id 400: a receipt id that is not rcpt.u.… or rcpt.o.…", async () => {
+    const res = await send("/admin/receipts/receipt-1", { headers: ADMIN });
+    expect(await answer(res)).toEqual({ status: 400, error: "invalid_receipt_id" });
+  });
+
+  it("invalid_policy 400: a session policy that is not { maxSessions, onLimit }", async () => {
+    for (const body of ["{", '{"maxSessions":0}', '{"maxSessions":5,"onLimit":"ask"}', "[1]", "null"]) {
+      const res = await send(`/admin/organizations/${GLOBEX}/policy`, {
+        method: "POST",
+        headers: { ...ADMIN, "Content-Type": "application/json" },
+        body,
+      });
+      expect(await answer(res), body).toEqual({ status: 400, error: "invalid_policy" });
+    }
+  });
+
+  it("payload_too_large 413: a session policy body over 4 KB", async () => {
+    const res = await send(`/admin/organizations/${GLOBEX}/policy`, {
+      method: "POST",
+      headers: { ...ADMIN, "Content-Type": "application/json" },
+      body: JSON.stringify({ maxSessions: 3, pad: "x".repeat(5000) }),
+    });
+    expect(await answer(res)).toEqual({ status: 413, error: "payload_too_large" });
+  });
+
+  it("receipt_not_found 404: a well-formed receipt id nobody issued", async () => {
+    const res = await send(`/admin/receipts/rcpt.u.${MARGARET}.999999`, { headers: ADMIN });
+    expect(await answer(res)).toEqual({ status: 404, error: "receipt_not_found" });
+  });
+
+  it("session_limit_reached 403: a sign-in past the organization's cap with refuse-new", async () => {
+    const post = (path: string, body?: unknown) =>
+      send(path, {
+        method: "POST",
+        headers: { ...ADMIN, "Content-Type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    await post(`/admin/users/${GRACE}/sessions/revoke`);
+    expect(
+      (await post(`/admin/organizations/${GLOBEX}/policy`, { maxSessions: 1, onLimit: "refuse-new" })).status,
+    ).toBe(200);
+    try {
+      const signIn = async () => {
+        const { jar, authorize } = await startLogin(`organization_id=${GLOBEX}`);
+        const code = ((await (await providerCode(authorize, GRACE, GLOBEX)).json()) as { code: string }).code;
+        return send(`/auth/callback?code=${code}&state=${authorize.searchParams.get("state")}`, {
+          headers: { Cookie: cookieHeader(jar), ...JSON_ACCEPT },
+        });
+      };
+      const first = await signIn();
+      expect(first.status, await first.clone().text()).toBe(302);
+      const refused = await signIn();
+      expect(refused.headers.getSetCookie().some((c) => c.includes("gh_session="))).toBe(false);
+      expect(await answer(refused)).toEqual({ status: 403, error: "session_limit_reached" });
+    } finally {
+      await post(`/admin/organizations/${GLOBEX}/policy/clear`);
+      await post(`/admin/users/${GRACE}/sessions/revoke`);
+    }
+  });
+
+  it("not_configured 503: the organizations' controls without the ORGANIZATIONS binding", async () => {
+    const { ORGANIZATIONS: _none, ...without } = live;
+    const res = await send(`/admin/organizations/${GLOBEX}/kill-switch`, { headers: ADMIN }, without as WorkerEnv);
+    expect(await answer(res)).toEqual({ status: 503, error: "not_configured" });
   });
 
   it("service_unavailable 503: the configuration is refused", async () => {

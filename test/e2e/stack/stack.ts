@@ -54,7 +54,13 @@ export async function startStack(): Promise<RunningStack> {
   };
 
   try {
-    idp = await startLocalIdp({ apiKey: LOCAL_IDP_DEFAULTS.apiKey, clientId: LOCAL_IDP_DEFAULTS.clientId });
+    // The provider also receives the users' security events, signed with this secret (the loop of issue 17).
+    const eventsSecret = randomBytes(32).toString("base64url");
+    idp = await startLocalIdp({
+      apiKey: LOCAL_IDP_DEFAULTS.apiKey,
+      clientId: LOCAL_IDP_DEFAULTS.clientId,
+      securityEvents: { secret: eventsSecret },
+    });
     const [authPort, consumerPort] = [await freePort(), await freePort()];
     const authUrl = `http://${HOST}:${authPort}`;
     const consumerUrl = `http://${HOST}:${consumerPort}`;
@@ -67,6 +73,10 @@ export async function startStack(): Promise<RunningStack> {
       ADMIN_API_TOKEN: randomBytes(32).toString("base64url"),
       AUTH_REDIRECT_URL: `${authUrl}/auth/callback`,
       AUTH_RETURN_ORIGINS: consumerUrl,
+      SECURITY_EVENTS_WEBHOOK_URL: `${idp.url}/__local/security-events`,
+      SECURITY_EVENTS_WEBHOOK_SECRET: eventsSecret,
+      // Each browser context says where it is (X-Gatehouse-Dev-Location): offline, request.cf is one placeholder.
+      GATEHOUSE_DEV_LOCATION_HEADER: "1",
       ...identityVariables({ ...LOCAL_IDP_DEFAULTS, hostname: HOST, port: idp.port }),
     });
     const consumerEnv = join(work, "consumer.env");

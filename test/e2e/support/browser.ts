@@ -41,12 +41,21 @@ export function launchBrowser(): Promise<Browser> {
  * The auth worker's rate limits key on `CF-Connecting-IP`, which Cloudflare's edge sets; wrangler
  * dev sets it to the loopback address unless the request carries one, so every person here would
  * share one login budget. Each gets an address of its own, as on the real network.
+ * A "device" may also say which browser it is (`userAgent`) and where it is (`location`:
+ * `country;region;city;colo`, read by the worker because the stack sets GATEHOUSE_DEV_LOCATION_HEADER).
  */
-export function newPerson(browser: Browser): Promise<BrowserContext> {
+export function newPerson(
+  browser: Browser,
+  device: { userAgent?: string; location?: string } = {},
+): Promise<BrowserContext> {
   // Documentation range, a /64 of its own (the auth routes count an IPv6 client by its /64).
   const address = `2001:db8:${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}::1`;
   return browser.newContext({
-    extraHTTPHeaders: { "CF-Connecting-IP": address },
+    extraHTTPHeaders: {
+      "CF-Connecting-IP": address,
+      ...(device.location ? { "X-Gatehouse-Dev-Location": device.location } : {}),
+    },
+    ...(device.userAgent ? { userAgent: device.userAgent } : {}),
     viewport: { width: 900, height: 700 },
   });
 }

@@ -92,7 +92,7 @@ export function registerSecurityRoutes<E extends object>(app: Application<E>, se
   hono.post("/admin/organizations/:organizationId/policy", async (c) => {
     const organizationId = c.req.param("organizationId");
     const text = await c.req.text();
-    if (text.length > MAX_BODY) return json(413, { error: "body_too_large", message: "The policy is at most 4 KB" });
+    if (text.length > MAX_BODY) return json(413, { error: "payload_too_large", message: "The policy is at most 4 KB" });
     let policy: SessionPolicy;
     try {
       const body = JSON.parse(text) as Partial<SessionPolicy> | null;

@@ -41,6 +41,7 @@ export const devHeaderLocation: LocationSource = (request) => {
 
 function part(value: unknown): string | null {
   if (typeof value !== "string") return null;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
   const text = value.trim().replace(/[\u0000-\u001f\u007f]/g, "");
   return text ? text.slice(0, MAX_PART) : null;
 }

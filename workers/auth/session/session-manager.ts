@@ -358,7 +358,8 @@ export class SessionManager {
     const userId = receiptOwner(id);
     if (userId !== null) return this.#requireObjects().receipt(userId, id);
     const organizationId = organizationReceiptOwner(id);
-    if (organizationId !== null) return this.#requireOrganizations().receipt(organizationId, id);
+    // Without the organizations' objects no organization receipt can exist here: unknown, not a failure.
+    if (organizationId !== null && this.#organizations) return this.#organizations.receipt(organizationId, id);
     return Promise.resolve(null);
   }
 

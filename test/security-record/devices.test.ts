@@ -1,0 +1,154 @@
+/**
+ * New-device detection and retention. A device is a browser on a system without versions, in a
+ * place (country, region, city); the first sign-in from a pair is `session.new_device`. The alarm
+ * prunes timeline events, known devices and receipts older than the retention (90 days by
+ * default), by the objects' injected clock: afterwards a sign-in from a forgotten device is new again.
+ */
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { checkAuthEnvironment } from "gatehouse-workers/auth";
+import { describe, expect, it } from "vitest";
+import type { UserSessions } from "../../durable-objects/user-sessions";
+import { DEFAULT_RETENTION_MS } from "../../durable-objects/user-sessions/timeline";
+import { DEV_LOCATION_HEADER, devHeaderLocation, edgeLocation } from "../../workers/auth/location";
+import {
+  atObjectTime,
+  BERLIN,
+  eventsOf,
+  FIREFOX_140_MAC,
+  FIREFOX_141_MAC,
+  freshUser,
+  manager,
+  ORIGIN,
+  PARIS,
+  SAFARI_IPHONE,
+  signIn,
+  stubOf,
+} from "./helpers";
+
+const DAY = 24 * 3600 * 1000;
+
+describe("new-device detection", () => {
+  it("the first sign-in from a device and place is new; the same pair again is not; another place or device is", async () => {
+    const user = freshUser();
+    const sessions = manager();
+    const first = await signIn(sessions, user, { userAgent: FIREFOX_140_MAC, location: BERLIN });
+    expect(first.newDevice).toBe(true);
+    expect((await signIn(sessions, user, { userAgent: FIREFOX_140_MAC, location: BERLIN })).newDevice).toBe(false);
+    // A browser update is the same device; another data center in the same city is the same place.
+    const updated = await signIn(sessions, user, { userAgent: FIREFOX_141_MAC, location: { ...BERLIN, colo: "FRA" } });
+    expect(updated.newDevice).toBe(false);
+    const travelling = await signIn(sessions, user, { userAgent: FIREFOX_140_MAC, location: PARIS });
+    expect(travelling.newDevice).toBe(true);
+    const phone = await signIn(sessions, user, { userAgent: SAFARI_IPHONE, location: BERLIN });
+    expect(phone.newDevice).toBe(true);
+
+    const alerts = await eventsOf(user, "session.new_device");
+    expect(alerts.map((e) => e.sessionId)).toEqual([phone.sessionId, travelling.sessionId, first.sessionId]);
+    const devices = (await stubOf(user).devices()).map((d) => [d.device, d.location?.city, d.sessions]);
+    expect(devices.sort()).toEqual([
+      // The latest name of the device is kept, and its three live sessions counted.
+      ["Firefox 140 on macOS", "Paris", 1],
+      ["Firefox 141 on macOS", "Berlin", 3],
+      ["Safari 18 on iOS", "Berlin", 1],
+    ]);
+  });
+});
+
+describe("retention (90 days by default), pruned by the alarm", () => {
+  it("prunes events, devices and receipts older than the retention; younger ones stay; a forgotten device is new again", async () => {
+    const user = freshUser();
+    const stub = stubOf(user);
+    const t0 = Date.now();
+    let now = t0;
+    const sessions = manager({ clock: () => now });
+
+    const old = await atObjectTime(t0, async () => {
+      const s = await signIn(sessions, user, { userAgent: FIREFOX_140_MAC, location: BERLIN });
+      const revoked = await sessions.revokeSession(s.sessionId);
+      return { ...s, receiptId: revoked!.receiptId! };
+    });
+    // 30 days later: a lockout of another session, which must outlive the first events.
+    now = t0 + 30 * DAY;
+    await atObjectTime(now, async () => {
+      await stub.recordLockout("f".repeat(64), "auth", 30);
+    });
+    expect((await stub.stats()).events).toBe(4); // signed in, new device, revoked, lockout
+
+    const pruneAt = t0 + DEFAULT_RETENTION_MS + 1;
+    await atObjectTime(pruneAt, async () => {
+      // Before the alarm: expired rows are hidden from reads but still stored.
+      expect((await stub.timeline()).events.map((e) => e.type)).toEqual(["ratelimit.lockout"]);
+      expect(await stub.devices()).toEqual([]);
+      expect((await stub.stats()).events).toBe(4);
+
+      expect(await runDurableObjectAlarm(stub)).toBe(true);
+      expect((await stub.stats()).events).toBe(1);
+      const knownDevices = await runInDurableObject(
+        stub,
+        (_o: UserSessions, state) =>
+          state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM known_devices").one().n,
+      );
+      expect(knownDevices).toBe(0);
+      expect(await stub.receipt(old.receiptId)).toBeNull();
+      expect((await stub.timeline()).events.map((e) => e.type)).toEqual(["ratelimit.lockout"]);
+
+      // The device fell out of the window: signing in from it again is a new device.
+      now = pruneAt;
+      const again = await signIn(sessions, user, { userAgent: FIREFOX_140_MAC, location: BERLIN });
+      expect(again.newDevice).toBe(true);
+      expect((await eventsOf(user, "session.new_device")).map((e) => e.sessionId)).toEqual([again.sessionId]);
+    });
+  });
+
+  it("a device seen again within the window is kept, and is not new", async () => {
+    const user = freshUser();
+    const stub = stubOf(user);
+    const t0 = Date.now();
+    let now = t0;
+    const sessions = manager({ clock: () => now });
+    await atObjectTime(t0, () => signIn(sessions, user, { userAgent: SAFARI_IPHONE, location: PARIS }));
+    now = t0 + 60 * DAY;
+    await atObjectTime(now, () => signIn(sessions, user, { userAgent: SAFARI_IPHONE, location: PARIS }));
+    now = t0 + DEFAULT_RETENTION_MS + 1;
+    await atObjectTime(now, async () => {
+      await runDurableObjectAlarm(stub);
+      expect(await stub.devices()).toEqual([
+        { device: "Safari 18 on iOS", location: PARIS, firstSeenAt: t0, lastSeenAt: t0 + 60 * DAY, sessions: 0 },
+      ]);
+      expect((await signIn(sessions, user, { userAgent: SAFARI_IPHONE, location: PARIS })).newDevice).toBe(false);
+    });
+  });
+});
+
+describe("where a sign-in comes from", () => {
+  it("the location source is injectable: the manager reads a request's place through it", () => {
+    const request = new Request(ORIGIN, { headers: { "User-Agent": SAFARI_IPHONE, "CF-Connecting-IP": "192.0.2.5" } });
+    expect(manager({ location: () => PARIS }).requestMeta(request)).toEqual({
+      ip: "192.0.2.5",
+      userAgent: SAFARI_IPHONE,
+      location: PARIS,
+    });
+    // Offline there is no request.cf: no place rather than a made-up one.
+    expect(manager().requestMeta(request).location).toBeUndefined();
+    expect(edgeLocation(request)).toBeNull();
+  });
+
+  it("the development header gives each device its own place, and is refused off loopback", () => {
+    const located = new Request(ORIGIN, { headers: { [DEV_LOCATION_HEADER]: "DE; Berlin ;Berlin;TXL" } });
+    expect(devHeaderLocation(located)).toEqual(BERLIN);
+    expect(devHeaderLocation(new Request(ORIGIN, { headers: { [DEV_LOCATION_HEADER]: "FR" } }))).toEqual({
+      country: "FR",
+      region: null,
+      city: null,
+      colo: null,
+    });
+    const vars = { SESSION_SECRET: "test-secret-0123456789-abcdefghijklmnop", GATEHOUSE_DEV_LOCATION_HEADER: "1" };
+    expect(checkAuthEnvironment({ ...vars, AUTH_REDIRECT_URL: "http://localhost:8787/auth/callback" })).toEqual({
+      ok: true,
+    });
+    expect(checkAuthEnvironment({ ...vars, AUTH_REDIRECT_URL: `${ORIGIN}/auth/callback` })).toEqual({
+      ok: false,
+      problems: [{ variable: "GATEHOUSE_DEV_LOCATION_HEADER", rule: "loopback_only" }],
+    });
+  });
+});
