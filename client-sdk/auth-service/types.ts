@@ -4,25 +4,8 @@
  * module (the contract the auth worker's `AuthService` entrypoint implements):
  * a consuming worker type-checks against the contract, never the auth worker.
  */
-import type {
-  AppUser,
-  AuthServiceApi,
-  KnownDevice,
-  OrganizationMembership,
-  RevocationActor,
-  RevocationReceipt,
-  RevocationResult,
-  RpcSession,
-  SecurityEvent,
-  SecurityEventType,
-  SessionInfo,
-  SessionLocation,
-  SessionPolicy,
-  TimelinePage,
-} from "../protocol";
+import type { AuthServiceApi, RpcSession, SessionPolicy } from "../protocol";
 
-/** The `AuthService` entrypoint's methods (`AuthServiceApi`). */
-export type AuthService = AuthServiceApi;
 export type {
   AppUser,
   KnownDevice,
@@ -36,7 +19,10 @@ export type {
   SessionLocation,
   SessionPolicy,
   TimelinePage,
-};
+} from "../protocol";
+
+/** The `AuthService` entrypoint's methods (`AuthServiceApi`). */
+export type AuthService = AuthServiceApi;
 
 /** An organization's session policy and where it comes from (the operator's, the configured one, or the default). */
 export interface OrganizationPolicy {

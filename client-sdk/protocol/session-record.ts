@@ -86,7 +86,7 @@ export function orgEpochKey(organizationId: string): string {
 }
 
 /** A KV lookup: a live record, the mark of a revoked session, or nothing. */
-export type StoredSession = { record: SessionRecord } | { revokedFrom: string } | null;
+export type StoredSession = { record: SessionRecord } | { revokedFrom: string; revokedAt: number } | null;
 
 export class KVSessionStore {
   readonly #kv: KVNamespace;
@@ -111,7 +111,7 @@ export class KVSessionStore {
   async lookup(sessionId: string): Promise<StoredSession> {
     const value = await this.#kv.get(this.key(sessionId), "json");
     if (isSessionRecord(value)) return { record: value };
-    if (isRevokedMark(value)) return { revokedFrom: value.userId };
+    if (isRevokedMark(value)) return { revokedFrom: value.userId, revokedAt: Number(value.revokedAt) || 0 };
     return null;
   }
 

@@ -5,6 +5,7 @@
  * carries the same one). The session objects sign with `signSecurityEvent`; a receiver verifies
  * with `verifySecurityEvent` (constant-time compare, timestamp tolerance). WebCrypto only.
  */
+import type { SecurityEvent } from "../protocol/security";
 
 export const SECURITY_EVENT_SIGNATURE_HEADER = "Gatehouse-Signature";
 export const SECURITY_EVENT_ID_HEADER = "Gatehouse-Event-Id";
@@ -31,26 +32,42 @@ export async function signSecurityEvent(body: string, secret: string, timestampM
 }
 
 export type SecurityEventVerdict =
-  | { ok: true; timestamp: number }
-  | { ok: false; reason: "missing_signature" | "malformed_signature" | "stale_timestamp" | "invalid_signature" };
+  | { ok: true; timestamp: number; event: SecurityEvent }
+  | {
+      ok: false;
+      reason:
+        | "missing_signature"
+        | "malformed_signature"
+        | "stale_timestamp"
+        | "invalid_signature"
+        | "invalid_event"
+        | "event_id_mismatch";
+    };
 
 /**
- * Checks a delivery's signature header against its raw body.
+ * Checks a delivery's signature header against its raw body and answers the signed event. Pass
+ * `eventId` (the `Gatehouse-Event-Id` header, which is not signed) to refuse a delivery whose
+ * header does not name the signed event; dedupe on `verdict.event.id`, never on the header alone.
  *
  * @example
  * ```ts
  * const body = await request.text();
- * const verdict = await verifySecurityEvent(body, request.headers.get("Gatehouse-Signature"), env.SECRET);
+ * const verdict = await verifySecurityEvent(body, request.headers.get("Gatehouse-Signature"), env.SECRET, {
+ *   eventId: request.headers.get("Gatehouse-Event-Id"),
+ * });
  * if (!verdict.ok) return new Response(verdict.reason, { status: 400 });
- * const event = JSON.parse(body); // dedupe on request.headers.get("Gatehouse-Event-Id")
+ * const event = verdict.event; // dedupe on event.id
  * ```
  */
 export async function verifySecurityEvent(
   body: string,
   header: string | null,
   secret: string,
-  options: { now?: number; toleranceMs?: number } = {},
+  options: { now?: number; toleranceMs?: number; eventId?: string | null } = {},
 ): Promise<SecurityEventVerdict> {
+  if (typeof secret !== "string" || secret === "") {
+    throw new TypeError("verifySecurityEvent: the secret must not be empty (SECURITY_EVENTS_WEBHOOK_SECRET)");
+  }
   if (!header) return { ok: false, reason: "missing_signature" };
   const parts = Object.fromEntries(
     header.split(",").map((part) => {
@@ -70,5 +87,26 @@ export async function verifySecurityEvent(
   const expected = await hmacHex(secret, `${t}.${body}`);
   let diff = 0;
   for (let i = 0; i < 64; i++) diff |= expected.charCodeAt(i) ^ v1.charCodeAt(i);
-  return diff === 0 ? { ok: true, timestamp } : { ok: false, reason: "invalid_signature" };
+  if (diff !== 0) return { ok: false, reason: "invalid_signature" };
+  const event = parseEvent(body);
+  if (!event) return { ok: false, reason: "invalid_event" };
+  if (options.eventId !== undefined && options.eventId !== event.id) return { ok: false, reason: "event_id_mismatch" };
+  return { ok: true, timestamp, event };
+}
+
+/** The signed body as an event, or null when it is not one (checked: what receivers rely on). */
+function parseEvent(body: string): SecurityEvent | null {
+  try {
+    const value = JSON.parse(body) as Partial<SecurityEvent> | null;
+    const ok =
+      typeof value === "object" &&
+      value !== null &&
+      typeof value.id === "string" &&
+      typeof value.type === "string" &&
+      typeof value.userId === "string" &&
+      typeof value.at === "number";
+    return ok ? (value as SecurityEvent) : null;
+  } catch {
+    return null;
+  }
 }

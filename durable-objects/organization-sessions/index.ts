@@ -12,6 +12,7 @@ import type { RevocationActor, RevocationReceipt, SessionPolicy } from "../../cl
 import { orgEpochKey } from "../../client-sdk/protocol/session-record";
 import { objectNow } from "../clock";
 import type { UserSessions } from "../user-sessions";
+import { receiptFields } from "../user-sessions/receipts";
 import { DEFAULT_RETENTION_MS } from "../user-sessions/timeline";
 import { drainFanOut, nextFanOut, queueMembers } from "./fanout";
 import { ORGANIZATION_SCHEMA } from "./schema";
@@ -42,6 +43,8 @@ export class OrganizationSessions extends DurableObject<OrganizationEnv> {
   readonly #retentionMs: number;
   /** The fan-out run in progress, so the call and the alarm never drain at once. */
   #draining: Promise<void> = Promise.resolve();
+  /** The last KV publish of the epoch: the next waits for it. */
+  #publishing: Promise<unknown> = Promise.resolve();
 
   constructor(ctx: DurableObjectState, env: OrganizationEnv) {
     super(ctx, env);
@@ -116,15 +119,29 @@ export class OrganizationSessions extends DurableObject<OrganizationEnv> {
     sql.exec("UPDATE receipts SET members = ?, pending_members = ? WHERE seq = ?", members, members, seq);
     void this.ctx.storage.setAlarm(started + CONTINUATION_MS);
     // Published for eventual-mode resolution while the members' objects are told (neither waits on the other).
-    const published = this.#kv?.put(orgEpochKey(organizationId), JSON.stringify({ epoch })).then(
-      () => null,
-      (err: unknown) => err,
-    );
+    const published = this.#publish(organizationId);
     await this.#drain();
     // Without the published epoch, eventual mode would not refuse: the caller must hear it (and may retry).
     const unpublished = await published;
     if (unpublished) throw unpublished;
     return this.receipt(`${RECEIPT_PREFIX}${organizationId}.${seq}`)!;
+  }
+
+  /**
+   * Writes the latest epoch to KV. Writes run one after another and each reads the epoch when it
+   * runs, so two switches thrown at once can never leave the older epoch published.
+   */
+  #publish(organizationId: string): Promise<unknown> {
+    const kv = this.#kv;
+    if (!kv) return Promise.resolve(null);
+    const write = this.#publishing.then(() =>
+      kv.put(orgEpochKey(organizationId), JSON.stringify({ epoch: Number(this.#setting("published")) })),
+    );
+    this.#publishing = write.catch(() => {});
+    return write.then(
+      () => null,
+      (err: unknown) => err,
+    );
   }
 
   /** Continues a fan-out past one invocation's share (or after a crash), retries failed members, prunes receipts. */
@@ -177,11 +194,7 @@ export class OrganizationSessions extends DurableObject<OrganizationEnv> {
       .toArray()[0];
     if (!row) return null;
     return {
-      id,
-      at: Number(row.at),
-      actor: JSON.parse(String(row.actor)) as RevocationActor,
-      revoked: Number(row.revoked),
-      socketsClosed: Number(row.sockets_closed),
+      ...receiptFields(id, row),
       // The members' alarms write the KV marks; this is what they had left when the switch returned.
       kvDeleted: Number(row.revoked) - Number(row.kv_pending),
       kvPending: Number(row.kv_pending),

@@ -7,6 +7,9 @@
  */
 import type { KnownDevice, SessionLocation } from "../../client-sdk/protocol/security";
 
+/** Devices a user's object keeps at most; past it, the least recently seen goes. */
+export const MAX_KNOWN_DEVICES = 200;
+
 /** The key of a device in a place. */
 export function deviceKey(
   deviceClass: string | null | undefined,
@@ -43,6 +46,12 @@ export function noteDevice(
     now,
     isNew ? 1 : 0,
   );
+  // Bounded whatever User-Agents a sign-in sends (an unrecognised one is its own device).
+  sql.exec(
+    `DELETE FROM known_devices WHERE key IN
+       (SELECT key FROM known_devices ORDER BY last_seen_at DESC, key LIMIT -1 OFFSET ?)`,
+    MAX_KNOWN_DEVICES,
+  );
   return isNew;
 }
 
@@ -52,9 +61,10 @@ export function listDevices(sql: SqlStorage, now: number, retentionMs: number): 
     .exec(
       `SELECT d.device, d.location, d.first_seen_at, d.last_seen_at,
          (SELECT COUNT(*) FROM sessions s WHERE s.device_key = d.key AND s.expires_at > ?) AS live
-       FROM known_devices d WHERE d.last_seen_at > ? ORDER BY d.last_seen_at DESC`,
+       FROM known_devices d WHERE d.last_seen_at > ? ORDER BY d.last_seen_at DESC LIMIT ?`,
       now,
       now - retentionMs,
+      MAX_KNOWN_DEVICES,
     )
     .toArray()
     .map((row) => ({

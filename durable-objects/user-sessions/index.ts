@@ -28,6 +28,8 @@ import {
   notifyRevoked,
   notifyUpdated,
   partyRequest,
+  RECORD_HEADER,
+  RECORD_TAG,
   SESSION_HEADER,
   sessionsChanged,
 } from "./live";
@@ -62,7 +64,7 @@ export interface UserSessionsEnv {
 }
 
 export { CONTINUATION_GUARD_MS } from "./alarms";
-export { SESSION_HEADER } from "./live";
+export { RECORD_HEADER, SESSION_HEADER } from "./live";
 export { receiptOwner } from "./receipts";
 
 /** A refused use of a revoked session, or a lockout, is recorded at most once per session in this window. */
@@ -150,9 +152,12 @@ export class UserSessions extends Server<ServerEnv> {
         .map((r) => r.id);
       if (live.length >= cap) {
         if (session.policy?.onLimit === "refuse-new") {
+          // Once per device and place per 10 minutes: a burst of refused sign-ins is one event.
+          const from = deviceKey(session.deviceClass, session.location);
           this.#record({
             type: "session.refused",
             at: now,
+            dedupe: `limit:${from}:${Math.floor(now / ATTEMPT_THROTTLE_MS)}`,
             actor: { kind: "policy", label: "max_sessions" },
             device: session.device ?? null,
             ip: session.ip ?? null,
@@ -197,15 +202,21 @@ export class UserSessions extends Server<ServerEnv> {
         ip: session.ip ?? null,
         location: session.location ?? null,
       };
-      this.#record({
-        ...where,
-        type: "session.signed_in",
-        at: now,
-        dedupe: `signin:${session.id}`,
-        detail: { organizationId: session.organizationId ?? null, newDevice },
-      });
+      this.#record(
+        {
+          ...where,
+          type: "session.signed_in",
+          at: now,
+          dedupe: `signin:${session.id}`,
+          detail: { organizationId: session.organizationId ?? null, newDevice },
+        },
+        false,
+      );
       if (newDevice)
-        this.#record({ ...where, type: "session.new_device", at: now, dedupe: `newdevice:${session.id}`, detail: {} });
+        this.#record(
+          { ...where, type: "session.new_device", at: now, dedupe: `newdevice:${session.id}`, detail: {} },
+          false,
+        );
     }
     // Its memberships may predate a provider change applied moments ago: re-apply those.
     this.#rewrites.catchUp(session.id, objectNow());
@@ -319,13 +330,17 @@ export class UserSessions extends Server<ServerEnv> {
       organizationId,
       epoch,
     );
-    this.#record({
-      type: "organization.sessions_ended",
-      at: now,
-      actor,
-      dedupe: `orgend:${organizationId}:${epoch}`,
-      detail: { organizationId, epoch },
-    });
+    // #revoke below schedules the alarm in this same synchronous block.
+    this.#record(
+      {
+        type: "organization.sessions_ended",
+        at: now,
+        actor,
+        dedupe: `orgend:${organizationId}:${epoch}`,
+        detail: { organizationId, epoch },
+      },
+      false,
+    );
     return this.#revoke(sessionIds(sql, "created_at < ?", epoch), "revoked_all", actor, {
       everyone: false,
       inlineKv: false,
@@ -462,7 +477,8 @@ export class UserSessions extends Server<ServerEnv> {
 
   override getConnectionTags(_connection: Connection, ctx: ConnectionContext): string[] {
     const sessionId = ctx.request.headers.get(SESSION_HEADER);
-    return sessionId ? [`s:${sessionId}`] : [];
+    const record = ctx.request.headers.get(RECORD_HEADER) === "1" ? [RECORD_TAG] : [];
+    return sessionId ? [`s:${sessionId}`, ...record] : [];
   }
 
   override onConnect(connection: Connection, ctx: ConnectionContext): void {
@@ -563,15 +579,18 @@ export class UserSessions extends Server<ServerEnv> {
         { at: now, actor, sessionIds: ids, revoked, socketsClosed, refusedAfterMs },
         this.#retentionMs,
       );
-      this.#record({
-        type: reason === "logout" ? "session.signed_out" : "session.revoked",
-        at: now,
-        sessionId: ids.length === 1 ? ids[0]! : null,
-        device: single?.device ?? null,
-        location: single?.location ? (JSON.parse(single.location) as SessionLocation) : null,
-        actor,
-        detail: { receiptId, sessions: revoked, reason },
-      });
+      this.#record(
+        {
+          type: reason === "logout" ? "session.signed_out" : "session.revoked",
+          at: now,
+          sessionId: ids.length === 1 ? ids[0]! : null,
+          device: single?.device ?? null,
+          location: single?.location ? (JSON.parse(single.location) as SessionLocation) : null,
+          actor,
+          detail: { receiptId, sessions: revoked, reason },
+        },
+        false, // scheduled below, once the KV marks are written (the continuation alarm covers a crash)
+      );
       this.#broadcastChanged();
     }
     const pending = options.inlineKv === false ? pendingKvDeletes(this.ctx.storage.sql) : await this.#drainKvDeletes();
@@ -580,13 +599,15 @@ export class UserSessions extends Server<ServerEnv> {
   }
 
   /** Appends a timeline event, queues its deliveries and tells the user's open tabs; null for a duplicate. */
-  #record(event: NewEvent): ReturnType<typeof appendEvent> {
+  #record(event: NewEvent, schedule = true): ReturnType<typeof appendEvent> {
     const sql = this.ctx.storage.sql;
     const stored = appendEvent(sql, this.#userId(), event, this.#retentionMs);
     if (!stored) return null;
     enqueueDeliveries(sql, stored.seq, this.#destinations, event.at);
-    this.broadcast(encodeMessage({ type: "timeline.appended", event: stored }));
-    this.#scheduleAlarm();
+    const message = encodeMessage({ type: "timeline.appended", event: stored });
+    for (const connection of this.getConnections(RECORD_TAG)) connection.send(message);
+    // A caller that schedules the alarm itself, in the same synchronous block, passes false.
+    if (schedule) this.#scheduleAlarm();
     return stored;
   }
 

@@ -13,6 +13,14 @@ import type { RevocationReason } from "./schema";
 
 /** Header the auth worker sets on an authenticated upgrade; never trusted from a browser (the worker overwrites it). */
 export const SESSION_HEADER = "x-gatehouse-session";
+/**
+ * Set (to `1`) by the worker's live route on a connection from its own pages: only those hear the
+ * security record (`timeline.appended`: IP, place, device). Tabs of other allowed origins (the
+ * consuming apps) hear session changes only.
+ */
+export const RECORD_HEADER = "x-gatehouse-record";
+/** The connection tag of those tabs. */
+export const RECORD_TAG = "record";
 
 /** WebSocket close code for a failure on our side (RFC 6455 1011); the reason is always generic. */
 export const CLOSE_INTERNAL_ERROR = 1011;
@@ -29,6 +37,7 @@ export function partyRequest(request: Request): { request: Request; upgrade: boo
   const sessionId = request.headers.get(SESSION_HEADER);
   if (upgrade) headers.set("Upgrade", "WebSocket");
   if (sessionId) headers.set(SESSION_HEADER, sessionId);
+  if (request.headers.get(RECORD_HEADER) === "1") headers.set(RECORD_HEADER, "1");
   return { request: new Request(request.url, { method: request.method, headers }), upgrade };
 }
 

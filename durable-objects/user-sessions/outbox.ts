@@ -129,17 +129,24 @@ async function sendToQueue(queue: Queue<SecurityEvent>, events: SecurityEvent[])
   }
 }
 
-/** One signed POST. Signed with the wall clock: the receiver checks the timestamp against its own. */
+/**
+ * One signed POST. Signed with the wall clock: the receiver checks the timestamp against its own.
+ * A redirect is a failure (never followed: the signed event goes to the configured URL only), and a
+ * slow receiver is aborted at the deadline, so a late success cannot follow a retry.
+ */
 async function sendToWebhook(
   webhook: { url: string; secret: string },
   event: SecurityEvent,
   fetcher: typeof fetch,
 ): Promise<boolean> {
   const body = JSON.stringify(event);
+  const abort = new AbortController();
   try {
     const response = await withDeadline(
       fetcher(webhook.url, {
         method: "POST",
+        redirect: "manual",
+        signal: abort.signal,
         headers: {
           "Content-Type": "application/json",
           "User-Agent": "gatehouse-workers security events",
@@ -149,12 +156,17 @@ async function sendToWebhook(
         body,
       }),
       WEBHOOK_TIMEOUT_MS,
-      () => new Error("timed out"),
+      () => {
+        abort.abort();
+        return new Error("timed out");
+      },
     );
     await response.body?.cancel();
+    if (!response.ok) console.error(`gatehouse: security event webhook answered ${response.status}`);
     return response.ok;
   } catch (err) {
-    console.error("gatehouse: security event webhook failed", err instanceof Error ? err.message : "unknown error");
+    // The error's name only: a message may carry the receiver's URL, and with it a token.
+    console.error("gatehouse: security event webhook failed", err instanceof Error ? err.name : "unknown error");
     return false;
   }
 }

@@ -59,11 +59,7 @@ export function readReceipt(sql: SqlStorage, id: string, now: number): Revocatio
     if (sql.exec("SELECT 1 FROM kv_deletes WHERE id = ?", sessionId).toArray().length > 0) pending++;
   }
   return {
-    id,
-    at: Number(row.at),
-    actor: JSON.parse(String(row.actor)) as RevocationActor,
-    revoked: Number(row.revoked),
-    socketsClosed: Number(row.sockets_closed),
+    ...receiptFields(id, row),
     kvDeleted: ids.length - pending,
     kvPending: pending,
     refusedAfterMs: Number(row.refused_after_ms),
@@ -72,4 +68,18 @@ export function readReceipt(sql: SqlStorage, id: string, now: number): Revocatio
 
 export function pruneReceipts(sql: SqlStorage, now: number): void {
   sql.exec("DELETE FROM receipts WHERE expires_at <= ?", now);
+}
+
+/** What every receipt row holds, user's or organization's: when, who, and how many sessions and sockets. */
+export function receiptFields(
+  id: string,
+  row: Record<string, SqlStorageValue>,
+): Pick<RevocationReceipt, "id" | "at" | "actor" | "revoked" | "socketsClosed"> {
+  return {
+    id,
+    at: Number(row.at),
+    actor: JSON.parse(String(row.actor)) as RevocationActor,
+    revoked: Number(row.revoked),
+    socketsClosed: Number(row.sockets_closed),
+  };
 }

@@ -5,6 +5,7 @@
  * It mirrors `GatehouseError` (code + status) but stands alone: this Node tool emulates WorkOS and
  * must not depend on the worker package (whose types need the Workers globals).
  */
+import type { SecurityEventRefusal } from "./security-events.ts";
 
 export type LocalIdpErrorCode =
   | "invalid_request"
@@ -18,14 +19,7 @@ export type LocalIdpErrorCode =
   | "unsupported_media_type"
   | "not_found"
   | "injected_fault"
-  | "not_configured"
-  | "missing_signature"
-  | "malformed_signature"
-  | "stale_timestamp"
-  | "invalid_signature"
-  | "missing_event_id"
-  | "event_id_mismatch"
-  | "invalid_event";
+  | SecurityEventRefusal;
 
 /** `oauth`: `{ error, error_description }` (authenticate); `api`: `{ code, message }` (everything else). */
 export type WireShape = "oauth" | "api";

@@ -8,14 +8,15 @@ it("a form post without its CSRF token is refused with a readable page; with the
   const otherTab = await signedInTab(other, "Grace Hopper", "Acme");
   const otherSession = await otherTab.locator("#account").getAttribute("data-session-id");
   const page = await signedInTab(mine, "Grace Hopper", "Acme");
-  const revokeForm = page.locator(`li[data-session-id="${otherSession}"] form`);
+  // The session's own "Sign out" form (a new device also carries "this wasn't me").
+  const revokeForm = page.locator(`li[data-session-id="${otherSession}"] form[action$="/revoke"]`);
   await revokeForm.waitFor();
 
   // Without the token: the browser posts the very same form, minus its hidden _csrf field.
   expect(await revokeForm.locator('input[name="_csrf"]').count()).toBe(1);
   await revokeForm.evaluate((form) => form.querySelector('input[name="_csrf"]')?.remove());
   const refused = page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith("/revoke"));
-  await revokeForm.getByRole("button", { name: "Sign out" }).click();
+  await revokeForm.getByRole("button", { name: "Sign out", exact: true }).click();
   expect((await refused).status()).toBe(403);
   await page.getByRole("heading", { name: "Request refused" }).waitFor();
   const text = await textOf(page);
@@ -28,7 +29,10 @@ it("a form post without its CSRF token is refused with a readable page; with the
   // With the token: the unchanged form signs the other session out.
   await page.goto(`${stack.authUrl}/account/sessions`);
   const accepted = page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith("/revoke"));
-  await page.locator(`li[data-session-id="${otherSession}"] form`).getByRole("button", { name: "Sign out" }).click();
+  await page
+    .locator(`li[data-session-id="${otherSession}"] form[action$="/revoke"]`)
+    .getByRole("button", { name: "Sign out", exact: true })
+    .click();
   expect((await accepted).status()).toBe(303);
   await page.waitForURL(`${stack.authUrl}/account/sessions?signed_out=1`);
   expect(await textOf(page)).toContain("Signed out 1 session.");

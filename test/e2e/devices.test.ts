@@ -54,7 +54,7 @@ it("two devices: each with its place, the new one marked and shown live; signing
   const laptop = await newPerson(browser(), LAPTOP);
   const phone = await newPerson(browser(), PHONE);
 
-  const activity = await signedInTab(laptop, "Ada Lovelace", "Acme", "/account/activity");
+  const activity = await signedInTab(laptop, "Alan Turing", "Acme", "/account/activity");
   const laptopSession = await sessionIdOf(activity);
   await live(activity);
   const navigations: string[] = [];
@@ -63,7 +63,7 @@ it("two devices: each with its place, the new one marked and shown live; signing
   });
 
   // The phone signs in: the laptop's open activity page shows it, as a new device, without a reload.
-  const phoneTab = await signedInTab(phone, "Ada Lovelace", "Acme", "/account/sessions");
+  const phoneTab = await signedInTab(phone, "Alan Turing", "Acme", "/account/sessions");
   const phoneSession = await sessionIdOf(phoneTab);
   await live(phoneTab);
   const newDevice = activity.locator('li[data-type="session.new_device"]', { hasText: "Osaka, JP (KIX)" });

@@ -7,7 +7,9 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { checkAuthEnvironment } from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
+import { objectNow } from "../../durable-objects/clock";
 import type { UserSessions } from "../../durable-objects/user-sessions";
+import { MAX_KNOWN_DEVICES, noteDevice } from "../../durable-objects/user-sessions/devices";
 import { DEFAULT_RETENTION_MS } from "../../durable-objects/user-sessions/timeline";
 import { DEV_LOCATION_HEADER, devHeaderLocation, edgeLocation } from "../../workers/auth/location";
 import {
@@ -51,6 +53,30 @@ describe("new-device detection", () => {
       ["Firefox 141 on macOS", "Berlin", 3],
       ["Safari 18 on iOS", "Berlin", 1],
     ]);
+  });
+  it(`keeps at most ${MAX_KNOWN_DEVICES} devices, dropping the least recently seen (User-Agents are the sender's word)`, async () => {
+    const user = freshUser();
+    const stub = stubOf(user);
+    const start = objectNow() - 60_000;
+    await runInDurableObject(stub, async (_o: UserSessions, state) => {
+      for (let i = 0; i < MAX_KNOWN_DEVICES + 20; i++) {
+        noteDevice(
+          state.storage.sql,
+          `agent-${i}|de|berlin|berlin`,
+          `agent ${i}`,
+          BERLIN,
+          start + i,
+          DEFAULT_RETENTION_MS,
+        );
+      }
+    });
+    const sessions = manager();
+    await signIn(sessions, user, { userAgent: "made-up agent 9000", location: BERLIN });
+    const devices = await stub.devices();
+    expect(devices).toHaveLength(MAX_KNOWN_DEVICES);
+    expect(devices[0]!.device).toBe("made-up agent 9000");
+    expect(devices.some((d) => d.device === "agent 0")).toBe(false);
+    expect(devices.at(-1)!.device).toBe(`agent ${21}`);
   });
 });
 

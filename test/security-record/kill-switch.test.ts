@@ -45,6 +45,15 @@ async function organizationWithMembers(count: number) {
   return { org, members, issued };
 }
 
+/** A sign-in a minute ago where the organizations' objects are not bound: nothing indexes this member. */
+function signInUnindexed(userId: string, org: string): Promise<SignIn> {
+  const unindexed = new SessionManager(env.SESSIONS, env.SESSION_SECRET, {
+    userSessions: env.USER_SESSIONS,
+    clock: () => Date.now() - 60_000,
+  });
+  return signIn(unindexed, userId, { organizations: [org] });
+}
+
 const me = (cookie: string) =>
   exports.default.fetch(`${ORIGIN}/api/me`, { headers: { Cookie: cookie, Accept: "application/json" } });
 
@@ -139,11 +148,7 @@ describe("the kill switch in strict mode", () => {
   it("a member the index missed stays refused after the lift (no object ended that session: the epoch does)", async () => {
     const org = freshOrg();
     const userId = freshUser();
-    const unindexed = new SessionManager(env.SESSIONS, env.SESSION_SECRET, {
-      userSessions: env.USER_SESSIONS,
-      clock: () => Date.now() - 60_000,
-    });
-    const s = await signIn(unindexed, userId, { organizations: [org] });
+    const s = await signInUnindexed(userId, org);
     await manager().endOrganizationSessions(org, { kind: "kill_switch", label: "ops" });
     expect(await manager({ revocation: "eventual" }).resolveSession(requestWith(s.cookie))).toBeNull();
     await manager().liftOrganizationSessions(org);
@@ -204,11 +209,7 @@ describe("the kill switch in eventual mode", () => {
     const org = freshOrg();
     const userId = freshUser();
     // Signed in where the organizations' objects are not bound: nothing indexed this member.
-    const unindexed = new SessionManager(env.SESSIONS, env.SESSION_SECRET, {
-      userSessions: env.USER_SESSIONS,
-      clock: () => Date.now() - 60_000,
-    });
-    const s = await signIn(unindexed, userId, { organizations: [org] });
+    const s = await signInUnindexed(userId, org);
     expect(await organizationOf(org).memberCount()).toBe(0);
 
     let now = Date.now();

@@ -116,6 +116,17 @@ describe("the signed webhook", () => {
           now: Date.now() + 10 * 60 * 1000,
         }),
       ).toEqual({ ok: false, reason: "stale_timestamp" });
+      // The verdict carries the signed event; a replay under another event id header is refused.
+      const checked = await verifySecurityEvent(delivery.body, delivery.signature, env.SECURITY_EVENTS_WEBHOOK_SECRET, {
+        eventId: delivery.eventId,
+      });
+      expect(checked).toMatchObject({ ok: true, event: { id: event.id, type: event.type } });
+      expect(
+        await verifySecurityEvent(delivery.body, delivery.signature, env.SECURITY_EVENTS_WEBHOOK_SECRET, {
+          eventId: "evt_replayed_under_a_new_id",
+        }),
+      ).toEqual({ ok: false, reason: "event_id_mismatch" });
+      await expect(verifySecurityEvent(delivery.body, delivery.signature, "")).rejects.toThrow(/must not be empty/);
     }
     expect(new Set(deliveries.map((d) => d.eventId))).toEqual(new Set(events.map((e) => e.id)));
 

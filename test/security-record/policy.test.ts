@@ -100,8 +100,9 @@ describe("refuse-new under 50 concurrent sign-ins (an operator's policy)", () =>
     expect(live).toEqual(signedIn.map((s) => s.sessionId).sort());
     // No KV record survives a refused sign-in; nothing was revoked.
     expect(await kvOf(user)).toEqual({ live, revoked: [] });
+    // One event for the burst: refusals from one device and place count once per 10 minutes.
     const refusals = await eventsOf(user, "session.refused");
-    expect(refusals).toHaveLength(BURST - CAP);
+    expect(refusals).toHaveLength(1);
     expect(refusals[0]).toMatchObject({
       actor: { kind: "policy", label: "max_sessions" },
       detail: { reason: "session_limit", maxSessions: CAP },
@@ -119,5 +120,38 @@ describe("refuse-new under 50 concurrent sign-ins (an operator's policy)", () =>
     expect(await cleared.json()).toMatchObject({ policy: { maxSessions: null }, source: "default" });
     await signIn(sessions, user, { organizations: [org] });
     expect(await sessions.listSessions(user)).toHaveLength(CAP + 1);
+  });
+});
+
+describe("an organization's cap holds whichever organization a member signs in to", () => {
+  it("the strictest policy of the person's organizations applies; another organization may still relax the default", async () => {
+    const user = freshUser();
+    const [capped, open] = [freshOrg(), freshOrg()];
+    await admin("POST", `/admin/organizations/${capped}/policy`, {
+      body: JSON.stringify({ maxSessions: 1, onLimit: "refuse-new" }),
+    });
+    const sessions = manager();
+    // Signed in to the uncapped organization, or to none: the capped one's policy still counts.
+    await signIn(sessions, user, { organizations: [open, capped] });
+    await expect(signIn(sessions, user, { organizations: [open, capped] })).rejects.toMatchObject({
+      code: "session_limit_reached",
+    });
+    const none = sessions.createSession({
+      id: user,
+      email: `${user}@acme.test`,
+      firstName: "T",
+      lastName: "U",
+      memberships: [
+        { organizationId: open, organizationSlug: "open", role: "member" },
+        { organizationId: capped, organizationSlug: "capped", role: "member" },
+      ],
+    });
+    await expect(none).rejects.toMatchObject({ code: "session_limit_reached" });
+    // A member of the open organization only is not held by the other's cap.
+    const other = freshUser();
+    await signIn(sessions, other, { organizations: [open] });
+    await signIn(sessions, other, { organizations: [open] });
+    expect(await sessions.listSessions(other)).toHaveLength(2);
+    await admin("POST", `/admin/organizations/${capped}/policy/clear`);
   });
 });

@@ -8,6 +8,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ATTEMPT_THROTTLE_MS } from "../../durable-objects/user-sessions";
+import { REFUSED_GRACE_MS } from "../../workers/auth/session/session-manager";
 import { revokedMarkOwner } from "../support/kv-records";
 import {
   admin,
@@ -214,10 +215,15 @@ describe("refused use of a revoked session", () => {
     await sessions.revokeSession(s.sessionId);
     expect(await revokedMarkOwner(env.SESSIONS, s.sessionId)).toBe(user);
 
+    // Within the grace period it is the revoked browser's own last requests: nothing is reported.
+    expect(await manager().resolveSession(requestWith(s.cookie))).toBeNull();
+    expect(await eventsOf(user, "session.refused")).toEqual([]);
+
     // Two isolates (two managers, each with its own memory of what it reported) within one window.
     const windowStart = Math.floor(Date.now() / ATTEMPT_THROTTLE_MS) * ATTEMPT_THROTTLE_MS;
     const seenFrom = { "User-Agent": SAFARI_IPHONE, "CF-Connecting-IP": "192.0.2.66" };
-    const located = { location: () => PARIS };
+    const later = () => Date.now() + REFUSED_GRACE_MS;
+    const located = { location: () => PARIS, clock: later };
     await atObjectTime(windowStart + 1_000, async () => {
       expect(await manager(located).resolveSession(requestWith(s.cookie, seenFrom))).toBeNull();
       expect(await manager(located).resolveSession(requestWith(s.cookie, seenFrom))).toBeNull();
@@ -234,7 +240,7 @@ describe("refused use of a revoked session", () => {
 
     // The next window records the next attempt.
     await atObjectTime(windowStart + ATTEMPT_THROTTLE_MS + 1_000, async () => {
-      expect(await manager().resolveSession(requestWith(s.cookie))).toBeNull();
+      expect(await manager({ clock: later }).resolveSession(requestWith(s.cookie))).toBeNull();
     });
     expect(await eventsOf(user, "session.refused")).toHaveLength(2);
   });
@@ -244,7 +250,7 @@ describe("refused use of a revoked session", () => {
     const sessions = manager();
     const s = await signIn(sessions, user);
     await sessions.revokeSession(s.sessionId);
-    let now = Date.now();
+    let now = Date.now() + REFUSED_GRACE_MS;
     const isolate = manager({ clock: () => now });
     const refusedCount = async () => (await eventsOf(user, "session.refused")).length;
     expect(await isolate.resolveUser(requestWith(s.cookie))).toBeNull();

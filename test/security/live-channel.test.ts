@@ -7,6 +7,7 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { UserSessions } from "../../durable-objects/user-sessions";
+import { routeLiveChannel } from "../../workers/auth/live/route";
 import { freshUser, manager, newSession, ORIGIN } from "../sessions/helpers";
 
 /** Traces of internals in anything a client receives. */
@@ -128,5 +129,42 @@ describe("finding 2: a failure inside the object's socket setup reaches no clien
     expect(await tab.closed).toEqual({ code: 1011, reason: "internal error" });
     expect(tab.frames).toEqual([]);
     expect((await objectOf(user).stats()).sockets).toBe(0);
+  });
+});
+
+describe("the security record over the live channel (issue 17)", () => {
+  it("reaches tabs of the auth worker's own pages only; a consuming app's tab hears session changes, not IPs or places", async () => {
+    const sessions = manager();
+    const user = freshUser();
+    const { cookie } = await newSession(sessions, user);
+    // The route as issue 18's cross-origin tabs will use it: consuming apps' origins allowed.
+    const connect = (origin: string, extra: Record<string, string> = {}) =>
+      open(
+        routeLiveChannel(
+          new Request(`${ORIGIN}/parties/user-sessions/${user}`, {
+            headers: { Upgrade: "websocket", Origin: origin, Cookie: cookie, ...extra },
+          }),
+          env.USER_SESSIONS,
+          sessions,
+          { allowedOrigins: ["https://app.example.com"] },
+        ),
+      );
+    const own = await connect(ORIGIN);
+    // An allowed return origin, even one that claims the record header for itself.
+    const app = await connect("https://app.example.com", { "x-gatehouse-record": "1" });
+    expect([own.status, app.status]).toEqual([101, 101]);
+    await newSession(sessions, user, {
+      userAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0",
+      ip: "203.0.113.50",
+    });
+    // Messages are answered in order: after the pong, everything the sign-in sent has arrived.
+    expect(await pong(own)).toBe(true);
+    expect(await pong(app)).toBe(true);
+    const kinds = (tab: RawTab) => tab.frames.map((f) => /"type":"([a-z.]+)"/.exec(f)?.[1]);
+    expect(kinds(own)).toContain("timeline.appended");
+    expect(own.frames.join("")).toContain("203.0.113.50");
+    expect(kinds(app)).toContain("sessions.changed");
+    expect(kinds(app)).not.toContain("timeline.appended");
+    expect(app.frames.join("")).not.toContain("203.0.113.50");
   });
 });

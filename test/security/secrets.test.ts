@@ -46,6 +46,12 @@ const WEAK: [string, string, string][] = [
   ["SECURITY_EVENTS_WEBHOOK_URL", "ftp://siem.example.com/gatehouse", "is not a URL"],
   ["ADMIN_API_TOKENS", "ops:short-token", "at least 32 characters"],
   ["ADMIN_API_TOKENS", "ops token without a label", "label:token pairs"],
+  [
+    "ADMIN_API_TOKENS",
+    "ops:Zq8v1mB3xK0pR7sT2wY5uN9cE4hJ6gLd,sre:Zq8v1mB3xK0pR7sT2wY5uN9cE4hJ6gLd",
+    "each label and token once",
+  ],
+  ["ADMIN_API_TOKENS", "admin:Zq8v1mB3xK0pR7sT2wY5uN9cE4hJ6gLd", "ADMIN_API_TOKEN's"],
   ["GATEHOUSE_DEV_LOCATION_HEADER", "1", "local development only"],
 ];
 

@@ -55,12 +55,23 @@ describe("rate limits of the auth routes", () => {
     expect(lockouts).toHaveLength(1);
     expect(lockouts[0]).toMatchObject({ sessionId, ip: address, detail: { family: "login" } });
     expect(Number(lockouts[0]!.detail.retryAfter)).toBeGreaterThan(0);
+    // Requests another site made the browser send are not recorded (a page could drive them).
+    const bystander = freshUser();
+    const other = await newSession(sessions, bystander);
+    for (let i = 0; i < 3; i++) {
+      const res = await exports.default.fetch(`${ORIGIN}/auth/login`, {
+        headers: { "CF-Connecting-IP": address, Cookie: other.cookie, "Sec-Fetch-Site": "cross-site" },
+        redirect: "manual",
+      });
+      expect(res.status).toBe(429);
+    }
     // A refused request without a session is no one's event (and the limit still holds).
     const anonymous = await exports.default.fetch(`${ORIGIN}/auth/login`, {
       headers: { "CF-Connecting-IP": address, Cookie: "theme=dark" },
       redirect: "manual",
     });
     expect(anonymous.status).toBe(429);
+    expect((await sessions.timeline(bystander)).events.filter((e) => e.type === "ratelimit.lockout")).toEqual([]);
   });
 
   it("limits the callback separately from login", async () => {

@@ -115,8 +115,16 @@ export function registerAccountRoutes<E extends { USER_SESSIONS?: DurableObjectN
     try {
       const me = currentSession(request)!;
       const manager = sessions();
+      // The provider's sessions behind every one of them end too (an intruder's browser included).
+      const providerSessions = (await manager.listSessions(me.user.id)).flatMap((s) =>
+        s.providerSessionId ? [s.providerSessionId] : [],
+      );
       const result = await manager.revokeUser(me.user.id, { kind: "user" });
-      endProviderSession(app, me, waitUntilOf(c));
+      endProviderSessions(
+        app,
+        [...providerSessions, ...(me.record.providerSessionId ? [me.record.providerSessionId] : [])],
+        waitUntilOf(c),
+      );
       return signedOutHere(request, null, result, manager.clearCookie());
     } catch (err) {
       return authErrorPage(request, err);
@@ -198,15 +206,24 @@ function redirect(location: string): Response {
 
 /** Ends the identity provider's session too, as logout does: best effort, after the response. */
 function endProviderSession<E extends object>(app: Application<E>, me: ResolvedSession, waitUntil: Waiter): void {
-  const providerSessionId = me.record.providerSessionId;
-  if (!providerSessionId) return;
+  endProviderSessions(app, me.record.providerSessionId ? [me.record.providerSessionId] : [], waitUntil);
+}
+
+/**
+ * Ends these sessions at the identity provider too, best effort, after the response: otherwise a
+ * browser still signed in there (an intruder's) gets straight back in through the hosted login.
+ */
+function endProviderSessions<E extends object>(app: Application<E>, ids: readonly string[], waitUntil: Waiter): void {
+  if (ids.length === 0) return;
   try {
-    const ending = app.container
-      .resolve(IdentityClientToken)
-      .revokeSession(providerSessionId)
-      .catch((err: unknown) => {
-        console.warn("gatehouse: provider session revoke failed", err instanceof Error ? err.message : err);
-      });
+    const identity = app.container.resolve(IdentityClientToken);
+    const ending = Promise.all(
+      [...new Set(ids)].map((id) =>
+        identity.revokeSession(id).catch((err: unknown) => {
+          console.warn("gatehouse: provider session revoke failed", err instanceof Error ? err.message : err);
+        }),
+      ),
+    );
     waitUntil?.(ending);
   } catch (err) {
     console.warn("gatehouse: no identity client to end the provider session", err instanceof Error ? err.message : err);

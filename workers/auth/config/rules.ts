@@ -78,7 +78,8 @@ export const RULE_TEXT: Readonly<Record<ConfigRule, string>> = {
     "is http: on a host that is not loopback; use https (cookies would lose Secure and the __Host- prefix)",
   not_bound: "is not bound: declare it in the wrangler config (kv_namespaces or durable_objects.bindings)",
   loopback_only: "is for local development only: it is refused unless AUTH_REDIRECT_URL is on loopback",
-  malformed: "is not a comma-separated list of label:token pairs (labels: a-z, 0-9, _ and -, each once)",
+  malformed:
+    "is not a comma-separated list of label:token pairs (labels: a-z, 0-9, _ and -; each label and token once; `admin` is ADMIN_API_TOKEN's)",
   needs_secret: "is set without SECURITY_EVENTS_WEBHOOK_SECRET: the deliveries could not be signed",
 };
 
@@ -140,7 +141,9 @@ export function checkAuthEnvironment(
   const labelled = env.ADMIN_API_TOKENS;
   if (typeof labelled === "string" && labelled.trim() !== "") {
     const pairs = labelledTokens(labelled);
-    if (!pairs) problems.push({ variable: "ADMIN_API_TOKENS", rule: "malformed" });
+    // Two tokens under one label would make the timeline's "who" ambiguous.
+    const clash = pairs?.some((p) => (p.label === "admin" && env.ADMIN_API_TOKEN) || p.token === env.ADMIN_API_TOKEN);
+    if (!pairs || clash) problems.push({ variable: "ADMIN_API_TOKENS", rule: "malformed" });
     for (const { label, token } of pairs ?? []) {
       const rule = secretProblem(token);
       if (rule) problems.push({ variable: `ADMIN_API_TOKENS (${label})`, rule });
@@ -193,7 +196,7 @@ export function labelledTokens(list: string): { label: string; token: string }[]
       colon < 1 ||
       !/^[a-z0-9][a-z0-9_-]{0,31}$/.test(label) ||
       token === "" ||
-      pairs.some((p) => p.label === label)
+      pairs.some((p) => p.label === label || p.token === token)
     ) {
       return null;
     }

@@ -102,7 +102,9 @@ export class HtmlRateLimitPage implements Middleware {
     const res = await this.limiter.handle(request, next);
     if (res.status !== 429) return res;
     const retryAfter = res.headers.get("Retry-After") ?? "60";
-    if (this.lockouts && request.headers.has("Cookie")) {
+    // Not for requests another site made the browser send (its navigations carry the Lax cookie):
+    // a page could otherwise write lockouts on any signed-in visitor's timeline.
+    if (this.lockouts && request.headers.has("Cookie") && request.headers.get("Sec-Fetch-Site") !== "cross-site") {
       const seconds = /^\d{1,6}$/.test(retryAfter) ? Number(retryAfter) : 60;
       await this.lockouts(request, seconds).catch((err: unknown) => {
         console.warn("gatehouse: could not record a lockout", err instanceof Error ? err.name : "error");

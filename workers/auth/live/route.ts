@@ -11,7 +11,7 @@
 import { routePartykitRequest } from "partyserver";
 import { jsonError } from "../../../client-sdk/core/errors";
 import type { UserSessions } from "../../../durable-objects/user-sessions";
-import { SESSION_HEADER } from "../../../durable-objects/user-sessions";
+import { RECORD_HEADER, SESSION_HEADER } from "../../../durable-objects/user-sessions";
 import { isUserId } from "../ids";
 import type { SessionManager } from "../session/session-manager";
 
@@ -28,11 +28,14 @@ const CONNECTION_ID = /^[A-Za-z0-9_-]{1,64}$/;
  * connection id and the session id this worker verified. No header of the browser's passes, so
  * none of partyserver's own (`x-partykit-props`, `x-partykit-room`, …) can be supplied by a client.
  */
-function objectRequest(url: URL, sessionId: string): Request {
+function objectRequest(url: URL, sessionId: string, ownPage: boolean): Request {
   const target = new URL(url.pathname, url.origin);
   const connectionId = url.searchParams.get("_pk");
   if (connectionId !== null && CONNECTION_ID.test(connectionId)) target.searchParams.set("_pk", connectionId);
-  return new Request(target, { method: "GET", headers: { Upgrade: "websocket", [SESSION_HEADER]: sessionId } });
+  const headers: Record<string, string> = { Upgrade: "websocket", [SESSION_HEADER]: sessionId };
+  // Only this worker's own pages (or a client that is no page) hear the security record.
+  if (ownPage) headers[RECORD_HEADER] = "1";
+  return new Request(target, { method: "GET", headers });
 }
 
 export async function routeLiveChannel(
@@ -59,7 +62,7 @@ export async function routeLiveChannel(
       const session = await sessions.resolveSession(req);
       if (!session) return json(401, "unauthenticated", "Sign in first");
       if (session.user.id !== lobby.name) return json(403, "forbidden", "This channel belongs to another user");
-      return objectRequest(url, session.sessionId);
+      return objectRequest(url, session.sessionId, origin === null || origin === url.origin);
     },
   });
   return response ?? json(404, "not_found", `No route for ${request.method} ${url.pathname}`);

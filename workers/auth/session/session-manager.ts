@@ -59,6 +59,8 @@ const SELF: RevocationActor = { kind: "user" };
 export type SessionKV = KVNamespace | { readonly raw: KVNamespace };
 
 const RECENT_REFRESH_LIMIT = 10_000;
+/** A revoked session's cookie used within this long after the revocation is not reported. */
+export const REFUSED_GRACE_MS = 2 * 60 * 1000;
 
 export class SessionManager {
   readonly store: KVSessionStore;
@@ -123,7 +125,7 @@ export class SessionManager {
     if (!sessionId) return null;
     const found = await storeCall(() => this.store.lookup(sessionId));
     if (found && "revokedFrom" in found) {
-      await this.#reportRefused(found.revokedFrom, sessionId, seen);
+      await this.#reportRefused(found.revokedFrom, found.revokedAt, sessionId, seen);
       return null;
     }
     const record = found?.record;
@@ -184,7 +186,9 @@ export class SessionManager {
       ...(meta.userAgent ? { userAgent: meta.userAgent.slice(0, 256) } : {}),
       ...(meta.ip ? { ip: meta.ip.slice(0, 64) } : {}),
     };
-    const policy = await this.#policyFor(organizationId);
+    const policy = await this.#policyFor([
+      ...new Set([...(organizationId ? [organizationId] : []), ...record.memberships.map((m) => m.organizationId)]),
+    ]);
     try {
       await this.store.put(record);
     } catch (cause) {
@@ -420,16 +424,30 @@ export class SessionManager {
     return this.#requireOrganizations().setPolicy(organizationId, policy);
   }
 
-  /** The policy of a sign-in into `organizationId`: the operator's (if the objects are bound), the configured one, the default. */
-  async #policyFor(organizationId: string | undefined): Promise<SessionPolicy> {
-    if (organizationId === undefined) return this.config.sessionPolicy;
-    const set = this.#organizations ? await this.#organizations.policyOrNull(organizationId) : null;
-    return set ?? this.config.organizationPolicies.get(organizationId) ?? this.config.sessionPolicy;
+  /**
+   * The policy of a sign-in by a member of `organizationIds`: for each, the operator's (if the
+   * objects are bound), else the configured one, else the default; then the strictest of those.
+   * Every session carries all its person's memberships, so signing in without an organization (or
+   * into another one) must not escape an organization's cap. No memberships: the default.
+   */
+  async #policyFor(organizationIds: readonly string[]): Promise<SessionPolicy> {
+    if (organizationIds.length === 0) return this.config.sessionPolicy;
+    const policies = await Promise.all(
+      organizationIds.map(async (id) => {
+        const set = this.#organizations ? await this.#organizations.policyOrNull(id) : null;
+        return set ?? this.config.organizationPolicies.get(id) ?? this.config.sessionPolicy;
+      }),
+    );
+    return policies.reduce(stricter);
   }
 
   /** Tells the owner's timeline a revoked session's cookie was used, at most once per session per isolate per 10 minutes. */
-  async #reportRefused(userId: string, sessionId: string, seen: SessionMeta): Promise<void> {
-    if (!this.#objects || !this.#reports.admit(`refused:${sessionId}`, this.config.clock())) return;
+  async #reportRefused(userId: string, revokedAt: number, sessionId: string, seen: SessionMeta): Promise<void> {
+    const now = this.config.clock();
+    // The revoked browser's own last requests (its open tab leaving, a page still polling) are not
+    // an intruder: only a use later than the grace period is.
+    if (now - revokedAt < REFUSED_GRACE_MS) return;
+    if (!this.#objects || !this.#reports.admit(`refused:${sessionId}`, now)) return;
     await this.#objects.recordRefused(userId, sessionId, {
       ...(seen.ip ? { ip: seen.ip.slice(0, 64) } : {}),
       ...(seen.userAgent ? { device: describeUserAgent(seen.userAgent) } : {}),
@@ -529,3 +547,11 @@ export function toAppUser(record: SessionRecord): AppUser {
 
 /** A hook that outran its deadline. */
 class HookTimeout extends Error {}
+
+/** The stricter of two policies: the lower cap (none is the loosest); on a tie, refusing new sign-ins. */
+function stricter(a: SessionPolicy, b: SessionPolicy): SessionPolicy {
+  const capA = a.maxSessions ?? Number.POSITIVE_INFINITY;
+  const capB = b.maxSessions ?? Number.POSITIVE_INFINITY;
+  if (capA !== capB) return capA < capB ? a : b;
+  return a.onLimit === "refuse-new" ? a : b;
+}
