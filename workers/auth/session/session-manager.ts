@@ -132,7 +132,9 @@ export class SessionManager {
     if (!record || record.id !== sessionId) return null;
     const now = this.config.clock();
     if (now >= record.idleExpiresAt || now >= record.absoluteExpiresAt) return null;
-    if (await this.#epochs.refuses(record)) return null;
+    // Synchronous when every epoch is cached (the common case): no await, no round trip.
+    const refused = this.#epochs.refuses(record);
+    if (refused === true || (refused !== false && (await refused))) return null;
     if (this.config.revocation === "strict" && !(await this.#objects!.isActive(record.userId, record.id))) return null;
     if (now - record.lastSeenAt >= this.config.refreshInterval * 1000) await this.#slide(record, now);
     return { sessionId, user: toAppUser(record), record };
