@@ -5,9 +5,17 @@
  * signing the second out from the first ends its tab live and appears on the open activity page
  * without a reload; and the local identity provider has received the signed events.
  */
-import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
-import { newPerson, SIGN_IN_PAGE, screenshot, signedInTab, stack, useBrowser } from "./support/browser";
+import {
+  live,
+  newPerson,
+  SIGN_IN_PAGE,
+  screenshot,
+  sessionIdOf,
+  signedInTab,
+  stack,
+  useBrowser,
+} from "./support/browser";
 
 const browser = useBrowser();
 
@@ -20,16 +28,6 @@ const PHONE = {
     "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
   location: "JP;Osaka;Osaka;KIX",
 };
-
-async function live(page: Page): Promise<void> {
-  await page.locator("#live-status", { hasText: "updates live" }).waitFor();
-}
-
-async function sessionIdOf(page: Page): Promise<string> {
-  const id = await page.locator("#account").getAttribute("data-session-id");
-  expect(id).toMatch(/^[0-9a-f]{64}$/);
-  return id!;
-}
 
 interface Delivery {
   type: string;

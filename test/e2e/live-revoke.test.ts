@@ -8,9 +8,11 @@ import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
 import {
   apiMeStatus,
+  live,
   newPerson,
   SIGN_IN_PAGE,
   screenshot,
+  sessionIdOf,
   signedInTab,
   stack,
   textOf,
@@ -18,17 +20,6 @@ import {
 } from "./support/browser";
 
 const browser = useBrowser();
-
-/** The tab's live script has joined the user's channel. */
-async function live(page: Page): Promise<void> {
-  await page.locator("#live-status", { hasText: "This list updates live." }).waitFor();
-}
-
-async function sessionIdOf(page: Page): Promise<string> {
-  const id = await page.locator("#account").getAttribute("data-session-id");
-  expect(id).toMatch(/^[0-9a-f]{64}$/);
-  return id!;
-}
 
 /** The two browser globals the check below reads (the Node-side tsconfig has no DOM library). */
 interface PageGlobals {

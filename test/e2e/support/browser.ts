@@ -103,3 +103,15 @@ export async function apiMeStatus(context: BrowserContext, origin: string, cooki
   });
   return res.status();
 }
+
+/** The tab's live script has joined the user's channel (an account page says it updates live). */
+export async function live(page: Page): Promise<void> {
+  await page.locator("#live-status", { hasText: "updates live" }).waitFor();
+}
+
+/** The session id the account page was rendered for. */
+export async function sessionIdOf(page: Page): Promise<string> {
+  const id = await page.locator("#account").getAttribute("data-session-id");
+  if (!id || !/^[0-9a-f]{64}$/.test(id)) throw new Error(`no session id on the page: ${id}`);
+  return id;
+}
