@@ -41,6 +41,44 @@ describe("AuthServiceClient against the auth worker's AuthService", () => {
     expect(await auth.resolveUser(b.cookie)).toBeNull();
   });
 
+  it("reads the security record and runs an organization's controls over RPC (issue 17)", async () => {
+    // An organization of its own: its kill switch ends no other test's sessions.
+    const org = `org_rpc_${Date.now().toString(36)}`;
+    const grace = { ...people.grace(), memberships: [{ organizationId: org, organizationSlug: "rpc", role: "admin" }] };
+    const auth = new AuthServiceClient(env.AUTH);
+    const a = await signIn(grace, org);
+    const page = await auth.timeline(grace.id, { limit: 10 });
+    expect(page.events.map((e) => e.type)).toContain("session.signed_in");
+    expect(page.events.every((e) => e.userId === grace.id)).toBe(true);
+    expect((await auth.devices(grace.id)).length).toBeGreaterThan(0);
+
+    const revoked = await auth.revokeSession(a.sessionId, { kind: "admin", label: "support" });
+    expect(revoked?.receiptId).toMatch(/^rcpt\.u\./);
+    expect(await auth.receipt(revoked!.receiptId!)).toMatchObject({
+      revoked: 1,
+      actor: { kind: "admin", label: "support" },
+    });
+    expect(await auth.receipt(`rcpt.u.${grace.id}.999999`)).toBeNull();
+
+    await auth.setOrganizationPolicy(org, { maxSessions: 3, onLimit: "refuse-new" });
+    expect(await auth.organizationPolicy(org)).toEqual({
+      policy: { maxSessions: 3, onLimit: "refuse-new" },
+      source: "operator",
+    });
+    await auth.setOrganizationPolicy(org, null);
+    expect((await auth.organizationPolicy(org)).source).not.toBe("operator");
+
+    const b = await signIn(grace, org);
+    const receipt = await auth.endOrganizationSessions(org, "consumer-admin");
+    expect(receipt).toMatchObject({ actor: { kind: "kill_switch", label: "consumer-admin" } });
+    expect(receipt.revoked).toBeGreaterThanOrEqual(1);
+    expect(await auth.resolveUser(b.cookie)).toBeNull();
+    await auth.liftOrganizationSessions(org);
+
+    expect(await failure(auth.timeline(grace.id, { limit: 0 }))).toMatchObject({ code: "invalid_argument" });
+    expect(await failure(auth.receipt("nope"))).toMatchObject({ code: "invalid_argument" });
+  });
+
   it("maps the entrypoint's argument validation (TypeError) to invalid_argument 400", async () => {
     const auth = new AuthServiceClient(env.AUTH);
     const bad = await failure(auth.revokeSession("nope"));

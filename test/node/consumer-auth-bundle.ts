@@ -55,7 +55,7 @@ const authVars = {
 /**
  * The `cloudflareTest` options of a project whose main worker is the example consumer (its
  * wrangler.toml beside the config) in front of the real auth worker: "gatehouse-auth" is the
- * bundled auth fixture (test/consumer/auth-fixture) with its KV and USER_SESSIONS Durable Object,
+ * bundled auth fixture (test/consumer/auth-fixture) with its KV, USER_SESSIONS and ORGANIZATIONS,
  * "gatehouse-auth-misconfigured" the same bundle without SESSION_SECRET (it refuses its
  * configuration), and AUTH_DOWN a closed loopback port: the auth worker failing for real.
  * `prefix` keeps each project's KV namespaces apart.
@@ -74,7 +74,10 @@ export async function consumerWithAuthWorker(prefix: string, sessionSecret: stri
           ...auth,
           bindings: { ...authVars, SESSION_SECRET: sessionSecret },
           kvNamespaces: { SESSIONS: `${prefix}-sessions` },
-          durableObjects: { USER_SESSIONS: { className: "UserSessions", useSQLite: true } },
+          durableObjects: {
+            USER_SESSIONS: { className: "UserSessions", useSQLite: true },
+            ORGANIZATIONS: { className: "OrganizationSessions", useSQLite: true },
+          },
         },
         {
           name: "gatehouse-auth-misconfigured",
