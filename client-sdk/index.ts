@@ -19,7 +19,10 @@ export {
   type AuthServiceErrorOptions,
   type AuthServiceSession,
   type CookieSource,
+  DEFAULT_TICKET_PATH,
   type KnownDevice,
+  type LiveOptions,
+  type LiveTicket,
   loginUrlFor,
   type OrganizationMembership,
   type OrganizationPolicy,
@@ -94,6 +97,7 @@ export {
 } from "./core/middleware";
 export { ServiceProvider } from "./core/provider";
 export {
+  allowContentSources,
   type ContentSecurityPolicyDirectives,
   DEFAULT_CONTENT_SECURITY_POLICY,
   type ReferrerPolicy,
@@ -110,6 +114,7 @@ export {
   HtmlTransformError,
   type HtmlTransformErrorCode,
   HtmlTransformer,
+  type ScriptAttributes,
   type ScriptPosition,
 } from "./html";
 // Rate limiting

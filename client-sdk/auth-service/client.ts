@@ -13,6 +13,7 @@ import { AuthServiceError, toAuthServiceError } from "./errors";
 import {
   isAppUser,
   isDeviceList,
+  isLiveTicket,
   isPolicyAnswer,
   isRateDecision,
   isReceipt,
@@ -27,6 +28,7 @@ import type {
   AuthServiceBinding,
   AuthServiceSession,
   KnownDevice,
+  LiveTicket,
   OrganizationPolicy,
   RevocationActor,
   RevocationReceipt,
@@ -61,6 +63,7 @@ type RemoteMethod =
   | "liftOrganizationSessions"
   | "organizationPolicy"
   | "setOrganizationPolicy"
+  | "liveTicket"
   | "checkRateLimit";
 type Remote = Pick<AuthService, RemoteMethod>;
 
@@ -105,6 +108,15 @@ export class AuthServiceClient implements ServiceSessionResolver {
   async resolveSession(source: CookieSource): Promise<AuthServiceSession | null> {
     const cookie = cookieHeaderOf(source, "resolveSession");
     return cookie ? this.#checked("resolveSession", [cookie], orNull(isSession)) : null;
+  }
+
+  /**
+   * A single-use ticket for the live channel of this request's session (a page of this app joins
+   * it from the browser: see `ServiceAuthMiddleware`'s `live` option), or null without a session.
+   */
+  async liveTicket(source: CookieSource): Promise<LiveTicket | null> {
+    const cookie = cookieHeaderOf(source, "liveTicket");
+    return cookie ? this.#checked("liveTicket", [cookie], orNull(isLiveTicket)) : null;
   }
 
   /** Every live session of a user. */

@@ -16,6 +16,7 @@ export {
   type AuthServiceErrorOptions,
   toAuthServiceError,
 } from "./errors";
+export { DEFAULT_TICKET_PATH, type LiveOptions } from "./live";
 export {
   type LogoutRefusal,
   logoutRefusal,
@@ -30,6 +31,7 @@ export type {
   AuthServiceBinding,
   AuthServiceSession,
   KnownDevice,
+  LiveTicket,
   OrganizationMembership,
   OrganizationPolicy,
   RevocationActor,

@@ -5,12 +5,14 @@
  * same request values, so `currentUser` and `RoleMiddleware` work after it.
  * Without a session: page navigations go to the auth worker's login URL with
  * `return_to`; API calls (non-GET, JSON-only Accept, or `api: true`) get 401 JSON. It never grants a request when the
- * auth worker cannot answer: that is a clear 5xx JSON answer.
+ * auth worker cannot answer: that is a clear 5xx JSON answer. With `live`, the pages it guards
+ * carry the session's live channel (see live.ts).
  */
 import { continueAuthenticated, unauthenticatedResponse } from "../core/auth-context";
 import { jsonError } from "../core/errors";
 import type { Middleware, Next } from "../core/middleware";
 import { AuthServiceError } from "./errors";
+import { LiveChannel, type LiveOptions } from "./live";
 import type { ServiceSessionResolver } from "./types";
 
 export interface ServiceAuthMiddlewareOptions {
@@ -23,6 +25,12 @@ export interface ServiceAuthMiddlewareOptions {
   api?: boolean;
   /** Resolves the current organization (`OrgResolver` from gatehouse-workers/auth, or any `{ resolve(request) }`). */
   orgResolver?: { resolve(request: Request): { slug: string } | null };
+  /**
+   * The session's live channel in every page this middleware guards (off by default): a tab signs
+   * out when the session is revoked anywhere and reloads when its roles change. `true`, or options.
+   * The resolver must offer `liveTicket` (`AuthServiceClient` does).
+   */
+  live?: boolean | LiveOptions;
 }
 
 /**
@@ -40,6 +48,7 @@ export class ServiceAuthMiddleware implements Middleware {
   readonly #loginUrl: URL;
   readonly #orgResolver: ServiceAuthMiddlewareOptions["orgResolver"];
   readonly #api: boolean;
+  readonly #live: LiveChannel | null;
 
   constructor(sessions: ServiceSessionResolver, options: ServiceAuthMiddlewareOptions) {
     let login: URL;
@@ -53,9 +62,11 @@ export class ServiceAuthMiddleware implements Middleware {
     this.#loginUrl = login;
     this.#orgResolver = options.orgResolver;
     this.#api = options.api ?? false;
+    this.#live = options.live ? new LiveChannel(sessions, options.live === true ? {} : options.live) : null;
   }
 
   async handle(request: Request, next: Next): Promise<Response> {
+    if (this.#live?.isTicketRequest(request)) return this.#live.ticketResponse(request);
     let session: Awaited<ReturnType<ServiceSessionResolver["resolveSession"]>>;
     try {
       session = await this.#sessions.resolveSession(request);
@@ -65,7 +76,8 @@ export class ServiceAuthMiddleware implements Middleware {
       return jsonError(err.status, err.code, err.message);
     }
     if (!session) return unauthenticatedResponse(request, loginUrlFor(this.#loginUrl, request.url), { api: this.#api });
-    return continueAuthenticated(request, next, session, this.#orgResolver);
+    if (!this.#live) return continueAuthenticated(request, next, session, this.#orgResolver);
+    return this.#live.around(request, () => continueAuthenticated(request, next, session, this.#orgResolver));
   }
 }
 

@@ -9,6 +9,7 @@ import type {
   AppUser,
   AuthServiceSession,
   KnownDevice,
+  LiveTicket,
   OrganizationPolicy,
   RevocationReceipt,
   RevocationResult,
@@ -100,5 +101,20 @@ export function isPolicyAnswer(value: unknown): value is OrganizationPolicy {
     isRecord(value.policy) &&
     (value.policy.maxSessions === null || typeof value.policy.maxSessions === "number") &&
     (value.source === "operator" || value.source === "configured" || value.source === "default")
+  );
+}
+
+export function isLiveTicket(value: unknown): value is LiveTicket {
+  return (
+    isRecord(value) &&
+    typeof value.ticket === "string" &&
+    typeof value.userId === "string" &&
+    typeof value.expiresAt === "number" &&
+    typeof value.channelUrl === "string" &&
+    /^wss?:\/\//.test(value.channelUrl) &&
+    typeof value.scriptUrl === "string" &&
+    /^https?:\/\//.test(value.scriptUrl) &&
+    typeof value.signedOutUrl === "string" &&
+    /^https?:\/\//.test(value.signedOutUrl)
   );
 }

@@ -4,11 +4,12 @@
  * module (the contract the auth worker's `AuthService` entrypoint implements):
  * a consuming worker type-checks against the contract, never the auth worker.
  */
-import type { AuthServiceApi, RpcSession, SessionPolicy } from "../protocol";
+import type { AuthServiceApi, LiveTicket, RpcSession, SessionPolicy } from "../protocol";
 
 export type {
   AppUser,
   KnownDevice,
+  LiveTicket,
   OrganizationMembership,
   RevocationActor,
   RevocationReceipt,
@@ -45,4 +46,6 @@ export type AuthServiceSession = RpcSession;
 /** Anything that resolves the session of a request over the service binding (`AuthServiceClient`). */
 export interface ServiceSessionResolver {
   resolveSession(request: Request): Promise<AuthServiceSession | null>;
+  /** A live-channel ticket for the request's session (needed by `ServiceAuthMiddleware`'s `live` option). */
+  liveTicket?(request: Request): Promise<LiveTicket | null>;
 }

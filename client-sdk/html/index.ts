@@ -6,4 +6,4 @@
  */
 export { HtmlTransformError, type HtmlTransformErrorCode } from "./errors";
 export { escapeHtml } from "./escape";
-export { type AssignmentFn, HtmlTransformer, type ScriptPosition } from "./transformer";
+export { type AssignmentFn, HtmlTransformer, type ScriptAttributes, type ScriptPosition } from "./transformer";

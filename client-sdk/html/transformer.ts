@@ -11,6 +11,14 @@ import { decodeAttribute, escapeAttribute } from "./escape";
 /** Where `injectScript` appends its tag. */
 export type ScriptPosition = "head" | "body";
 
+/** Extra attributes of an injected `<script>`: `data-*` values, and `defer` / `async`. */
+export interface ScriptAttributes {
+  /** `data-<name>` attributes (names: lowercase letters, digits and `-`); values are escaped. */
+  data?: Readonly<Record<string, string>>;
+  defer?: boolean;
+  async?: boolean;
+}
+
 /** Picks an A/B variant key for a request. */
 export type AssignmentFn = (request: Request) => string;
 
@@ -44,11 +52,22 @@ export class HtmlTransformer {
    * tag goes into the first such element only; a page without `</head>` gets
    * head scripts just before `<body>`, which browsers place in the head.
    */
-  injectScript(src: string, position: ScriptPosition = "head"): this {
+  injectScript(src: string, position: ScriptPosition = "head", attributes: ScriptAttributes = {}): this {
     if (position !== "head" && position !== "body") {
       throw new TypeError(`HtmlTransformer.injectScript: position must be "head" or "body" (got ${String(position)})`);
     }
-    this.#ops.push({ kind: "script", markup: `<script src="${escapeAttribute(src)}"></script>`, position });
+    let extra = "";
+    for (const [name, value] of Object.entries(attributes.data ?? {})) {
+      if (!/^[a-z][a-z0-9-]{0,63}$/.test(name)) {
+        throw new TypeError(
+          `HtmlTransformer.injectScript: data attribute names are lowercase letters, digits and - (got ${JSON.stringify(name)})`,
+        );
+      }
+      extra += ` data-${name}="${escapeAttribute(String(value))}"`;
+    }
+    if (attributes.defer) extra += " defer";
+    if (attributes.async) extra += " async";
+    this.#ops.push({ kind: "script", markup: `<script src="${escapeAttribute(src)}"${extra}></script>`, position });
     return this;
   }
 

@@ -45,6 +45,26 @@ export interface AuthServiceApi {
   ): Promise<{ policy: SessionPolicy; source: "operator" | "configured" | "default" }>;
   /** Sets (null: clears) the operator's session policy of the organization. */
   setOrganizationPolicy(organizationId: string, policy: SessionPolicy | null): Promise<void>;
+  /**
+   * A single-use ticket for the live channel of the session in this Cookie header, with where the
+   * channel, its script and the signed-out page are; null without an active session.
+   */
+  liveTicket(cookieHeader: string): Promise<LiveTicket | null>;
   /** One fixed-window check on the auth worker's limiter (keys namespaced `rl:svc:`). */
   checkRateLimit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision>;
+}
+
+/**
+ * What a page of a consuming app needs to join its session's live channel: the ticket (sent as the
+ * socket's first message, never in a URL; single-use, valid until `expiresAt`), the channel's
+ * WebSocket URL, the script that holds it, and where a signed-out tab goes.
+ */
+export interface LiveTicket {
+  ticket: string;
+  userId: string;
+  /** ms since the epoch. */
+  expiresAt: number;
+  channelUrl: string;
+  scriptUrl: string;
+  signedOutUrl: string;
 }

@@ -25,13 +25,16 @@ import {
   closedSocket,
   INTERNAL_ERROR_REASON,
   internalError,
+  MAX_PENDING,
   notifyRevoked,
   notifyUpdated,
+  PENDING_TAG,
   partyRequest,
   RECORD_HEADER,
   RECORD_TAG,
   SESSION_HEADER,
   sessionsChanged,
+  TICKET_HEADER,
 } from "./live";
 import type { Membership } from "./memberships";
 import { CLOSE_SESSION_INACTIVE, encodeMessage } from "./messages";
@@ -49,7 +52,11 @@ import {
   type SessionInfo,
   type SessionMirror,
 } from "./schema";
+import { consumeTicket, mintTicket, TICKET_TTL_MS } from "./tickets";
 import { appendEvent, DEFAULT_RETENTION_MS, type NewEvent, pageTimeline, pruneTimeline } from "./timeline";
+
+/** What a tab's connection carries: its session once joined (by cookie or ticket), or that it waits for a ticket. */
+type ConnectionState = { sessionId?: string; pending?: boolean };
 
 export interface UserSessionsEnv {
   /** The session KV namespace, under the binding name in `UserSessions.sessionsBinding` (default SESSIONS). */
@@ -64,8 +71,9 @@ export interface UserSessionsEnv {
 }
 
 export { CONTINUATION_GUARD_MS } from "./alarms";
-export { RECORD_HEADER, SESSION_HEADER } from "./live";
+export { RECORD_HEADER, SESSION_HEADER, TICKET_HEADER } from "./live";
 export { receiptOwner } from "./receipts";
+export { TICKET_TTL_MS } from "./tickets";
 
 /** A refused use of a revoked session, or a lockout, is recorded at most once per session in this window. */
 export const ATTEMPT_THROTTLE_MS = 10 * 60 * 1000;
@@ -476,6 +484,7 @@ export class UserSessions extends Server<ServerEnv> {
   }
 
   override getConnectionTags(_connection: Connection, ctx: ConnectionContext): string[] {
+    if (ctx.request.headers.get(TICKET_HEADER) === "1") return [PENDING_TAG];
     const sessionId = ctx.request.headers.get(SESSION_HEADER);
     const record = ctx.request.headers.get(RECORD_HEADER) === "1" ? [RECORD_TAG] : [];
     return sessionId ? [`s:${sessionId}`, ...record] : [];
@@ -483,6 +492,15 @@ export class UserSessions extends Server<ServerEnv> {
 
   override onConnect(connection: Connection, ctx: ConnectionContext): void {
     try {
+      if (ctx.request.headers.get(TICKET_HEADER) === "1") {
+        // A tab of another site: it joins a session with its first message, a ticket.
+        connection.setState({ pending: true });
+        const waiting = [...this.getConnections<ConnectionState>(PENDING_TAG)].filter((c) => c.state?.pending === true);
+        for (const stale of waiting.slice(0, Math.max(0, waiting.length - MAX_PENDING))) {
+          stale.close(CLOSE_SESSION_INACTIVE, "no ticket");
+        }
+        return;
+      }
       const sessionId = ctx.request.headers.get(SESSION_HEADER);
       if (!sessionId || !this.isActive(sessionId)) {
         connection.close(CLOSE_SESSION_INACTIVE, "session inactive");
@@ -505,8 +523,42 @@ export class UserSessions extends Server<ServerEnv> {
     }
   }
 
-  override onMessage(connection: Connection, message: string | ArrayBuffer | ArrayBufferView): void {
+  override async onMessage(
+    connection: Connection<ConnectionState>,
+    message: string | ArrayBuffer | ArrayBufferView,
+  ): Promise<void> {
+    if (connection.state?.pending === true) return this.#redeem(connection, message);
     if (message === "ping") connection.send(encodeMessage({ type: "pong", at: new Date() }));
+  }
+
+  /**
+   * A live ticket for one of this user's active sessions: minted when a consuming app renders a
+   * page, spent by the first message of that page's socket (`{"type":"ticket","ticket":"…"}`).
+   * Null when the session is not active here.
+   */
+  async mintTicket(sessionId: string): Promise<{ ticket: string; expiresAt: number } | null> {
+    const now = objectNow();
+    if (!this.isActive(sessionId, now)) return null;
+    return { ticket: await mintTicket(this.ctx.storage.sql, sessionId, now), expiresAt: now + TICKET_TTL_MS };
+  }
+
+  /** A waiting tab's first message: a valid ticket joins it to its session, anything else closes it. */
+  async #redeem(connection: Connection<ConnectionState>, message: string | ArrayBuffer | ArrayBufferView) {
+    let ticket: unknown = null;
+    try {
+      if (typeof message === "string" && message.length <= 256)
+        ticket = (JSON.parse(message) as { ticket?: unknown }).ticket;
+    } catch {
+      // not JSON: refused below
+    }
+    const sessionId =
+      typeof ticket === "string" ? await consumeTicket(this.ctx.storage.sql, ticket, objectNow()) : null;
+    if (!sessionId || !this.isActive(sessionId)) {
+      connection.close(CLOSE_SESSION_INACTIVE, "ticket refused");
+      return;
+    }
+    connection.setState({ sessionId });
+    connection.send(encodeMessage({ type: "live.ready", sessionId }));
   }
 
   override onRequest(): Response {
@@ -619,11 +671,20 @@ export class UserSessions extends Server<ServerEnv> {
   }
 
   #notifyUpdated(sessionId: string, memberships: Membership[], at: number): void {
-    notifyUpdated(this.getConnections(`s:${sessionId}`), sessionId, memberships, at);
+    notifyUpdated(this.#joined(sessionId), sessionId, memberships, at);
   }
 
   #broadcastChanged(): void {
-    this.broadcast(sessionsChanged());
+    const message = sessionsChanged();
+    for (const connection of this.#joined()) connection.send(message);
+  }
+
+  /** The tabs that joined a session (of `sessionId`, or any): by cookie, or by a redeemed ticket. */
+  *#joined(sessionId?: string): Generator<Connection<ConnectionState>> {
+    for (const connection of this.getConnections<ConnectionState>()) {
+      const joined = connection.state?.sessionId ?? connection.tags.find((t) => t.startsWith("s:"))?.slice(2);
+      if (joined && (sessionId === undefined || joined === sessionId)) yield connection;
+    }
   }
 
   /** Deletes up to one batch of pending KV records; returns how many are still pending. */

@@ -21,6 +21,15 @@ export const SESSION_HEADER = "x-gatehouse-session";
 export const RECORD_HEADER = "x-gatehouse-record";
 /** The connection tag of those tabs. */
 export const RECORD_TAG = "record";
+/**
+ * Set (to `1`) by the worker's live route on a connection without a session cookie (a tab of a
+ * consuming app on another site): it joins no session until its first message is a valid ticket.
+ */
+export const TICKET_HEADER = "x-gatehouse-ticket";
+/** The connection tag of tabs still waiting for their ticket. */
+export const PENDING_TAG = "pending";
+/** Tabs an object lets wait for their ticket at once; a newer one closes the oldest. */
+export const MAX_PENDING = 32;
 
 /** WebSocket close code for a failure on our side (RFC 6455 1011); the reason is always generic. */
 export const CLOSE_INTERNAL_ERROR = 1011;
@@ -38,6 +47,7 @@ export function partyRequest(request: Request): { request: Request; upgrade: boo
   if (upgrade) headers.set("Upgrade", "WebSocket");
   if (sessionId) headers.set(SESSION_HEADER, sessionId);
   if (request.headers.get(RECORD_HEADER) === "1") headers.set(RECORD_HEADER, "1");
+  if (request.headers.get(TICKET_HEADER) === "1") headers.set(TICKET_HEADER, "1");
   return { request: new Request(request.url, { method: request.method, headers }), upgrade };
 }
 

@@ -23,6 +23,8 @@ export type LiveMessage =
     }
   | { type: "sessions.changed"; at: Date }
   | { type: "timeline.appended"; event: SecurityEvent }
+  /** A tab that joined with a ticket is in: it hears its session from now on. */
+  | { type: "live.ready"; sessionId: string }
   | { type: "pong"; at: Date };
 
 export function encodeMessage(message: LiveMessage): string {

@@ -4,6 +4,7 @@
  * ARCHITECTURE.md ("UserSessions tables"); a change here that renames or
  * drops a column must migrate, because objects keep their storage forever.
  */
+import { TICKETS_SCHEMA } from "./tickets";
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS sessions (
@@ -107,6 +108,7 @@ const ADDED_COLUMNS: readonly [table: string, column: string, type: string][] = 
 /** Creates the tables and adds the columns later versions introduced. */
 export function migrate(sql: SqlStorage): void {
   sql.exec(SCHEMA);
+  sql.exec(TICKETS_SCHEMA);
   for (const [table, column, type] of ADDED_COLUMNS) {
     const has = sql
       .exec<{ name: string }>(`PRAGMA table_info(${table})`)

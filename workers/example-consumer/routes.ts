@@ -15,6 +15,7 @@ import {
   AuthServiceError,
   currentOrganizationSlug,
   currentUser,
+  DEFAULT_TICKET_PATH,
   jsonError,
   loginUrlFor,
   type Middleware,
@@ -78,6 +79,8 @@ export class ExampleConsumerProvider extends ServiceProvider<ConsumerEnv> {
     });
 
     app.hono.use("/dashboard", toHono(pages));
+    // Where a tab fetches a fresh live ticket (the page guard answers it).
+    app.hono.use(DEFAULT_TICKET_PATH, toHono(pages));
     app.hono.use("/org/*", toHono(pages));
     app.hono.use("/api/*", toHono(api));
     registerQuotaRoute(app); // after the /api/* guard: its key is the signed-in user
@@ -122,6 +125,8 @@ function guard(client: AuthServiceClient, env: ConsumerEnv, api: boolean): Servi
     loginUrl: env.AUTH_LOGIN_URL,
     orgResolver: new OrgResolver(["path-prefix"]),
     api,
+    // Pages carry the session's live channel: signed out live, reloaded on a role change.
+    ...(api ? {} : { live: true }),
   });
 }
 

@@ -9,7 +9,29 @@
  * it would miss what Application middleware answers, and it sends HSTS over http too.)
  */
 import { errorResponse, GatehouseError } from "../errors";
-import type { Middleware, Next } from "../middleware";
+import { getRequestValue, type Middleware, type Next, RequestKey, setRequestValue } from "../middleware";
+
+/** Sources a handler added to this request's policy (`allowContentSources`). */
+const AddedSources = new RequestKey<Partial<Record<keyof ContentSecurityPolicyDirectives, string[]>>>(
+  "gatehouse.cspSources",
+);
+
+/**
+ * Adds sources to the Content-Security-Policy `SecurityHeadersMiddleware` gives this request's
+ * document, for what a handler put into that page (e.g. the live channel's script and socket on the
+ * auth worker's origin). Appended to the directive's sources (`'none'` is replaced); only this
+ * request's answer changes. Values are checked like the middleware's own.
+ */
+export function allowContentSources(
+  request: Request,
+  sources: Partial<Record<keyof ContentSecurityPolicyDirectives, readonly string[]>>,
+): void {
+  const added = { ...(getRequestValue(request, AddedSources) ?? {}) };
+  for (const [key, values] of Object.entries(sources) as [keyof ContentSecurityPolicyDirectives, readonly string[]][]) {
+    added[key] = [...new Set([...(added[key] ?? []), ...values.map(checked)])];
+  }
+  setRequestValue(request, AddedSources, added);
+}
 
 /** CSP directives by camelCase name (`connectSrc` → `connect-src`). An empty list writes the bare directive. */
 export interface ContentSecurityPolicyDirectives {
@@ -132,6 +154,8 @@ export class SecurityHeadersMiddleware implements Middleware {
   readonly #https: readonly HeaderPair[];
   /** Documents (see `contentSecurityPolicy`). */
   readonly #documents: readonly HeaderPair[];
+  /** The directives of the policy, for a request that added sources; null: no CSP sent. */
+  readonly #directives: ContentSecurityPolicyDirectives | null;
 
   constructor(options: SecurityHeadersOptions = {}) {
     const always: HeaderPair[] = [];
@@ -146,9 +170,11 @@ export class SecurityHeadersMiddleware implements Middleware {
     this.#always = always;
     this.#https = options.strictTransportSecurity === false ? [] : [hsts(options.strictTransportSecurity ?? {})];
     const documents: HeaderPair[] = [];
-    if (options.contentSecurityPolicy !== false) {
-      documents.push(["Content-Security-Policy", policy(options.contentSecurityPolicy ?? {})]);
-    }
+    this.#directives =
+      options.contentSecurityPolicy === false
+        ? null
+        : { ...DEFAULT_CONTENT_SECURITY_POLICY, ...(options.contentSecurityPolicy ?? {}) };
+    if (this.#directives) documents.push(["Content-Security-Policy", policy(this.#directives)]);
     const opener = options.crossOriginOpenerPolicy ?? "same-origin";
     if (opener) documents.push(["Cross-Origin-Opener-Policy", checked(opener)]);
     this.#documents = documents;
@@ -175,20 +201,35 @@ export class SecurityHeadersMiddleware implements Middleware {
     const https = request.url.startsWith("https:");
     const type = response.headers.get("Content-Type");
     const document = type === null || DOCUMENT_TYPE.test(type);
+    const documents = document ? this.#documentHeaders(request) : [];
     try {
-      this.#set(response.headers, https, document);
+      this.#set(response.headers, https, documents);
       return response;
     } catch {
       const copy = new Response(response.body, response);
-      this.#set(copy.headers, https, document);
+      this.#set(copy.headers, https, documents);
       return copy;
     }
   }
 
-  #set(headers: Headers, https: boolean, document: boolean): void {
+  /** The document headers, with the sources a handler added for this request (if any). */
+  #documentHeaders(request: Request): readonly HeaderPair[] {
+    const added = getRequestValue(request, AddedSources);
+    if (!added || !this.#directives) return this.#documents;
+    const directives: ContentSecurityPolicyDirectives = { ...this.#directives };
+    for (const [key, sources] of Object.entries(added) as [keyof ContentSecurityPolicyDirectives, string[]][]) {
+      const base = directives[key] || [];
+      directives[key] = [...new Set([...base.filter((s) => s !== "'none'"), ...sources])];
+    }
+    return this.#documents.map(([name, value]) =>
+      name === "Content-Security-Policy" ? [name, policy(directives)] : [name, value],
+    );
+  }
+
+  #set(headers: Headers, https: boolean, documents: readonly HeaderPair[]): void {
     setAbsent(headers, this.#always);
     if (https) setAbsent(headers, this.#https);
-    if (document) setAbsent(headers, this.#documents);
+    setAbsent(headers, documents);
   }
 }
 

@@ -1,16 +1,20 @@
 /**
  * @module
- * `GET /account/live.js`: the live script of the account page, from the string
- * the package ships (client/live-script.ts). `Cache-Control: no-cache` with a
- * content ETag: browsers revalidate and get 304 until a deploy changes it.
+ * Serves one of the browser scripts the package ships as a string (client/live-script.ts,
+ * ../live/client/embed-script.ts): `Cache-Control: no-cache` with a content ETag, so browsers
+ * revalidate and get 304 until a deploy changes it.
  */
 import { sha256Hex } from "../../../client-sdk/core/digest";
 import { LIVE_SCRIPT } from "./client/live-script";
 
-let etag: Promise<string> | undefined;
+const etags = new Map<string, Promise<string>>();
 
-export async function serveLiveScript(request: Request): Promise<Response> {
-  etag ??= sha256Hex(LIVE_SCRIPT).then((hex) => `"${hex.slice(0, 32)}"`);
+export async function serveScript(request: Request, script: string): Promise<Response> {
+  let etag = etags.get(script);
+  if (!etag) {
+    etag = sha256Hex(script).then((hex) => `"${hex.slice(0, 32)}"`);
+    etags.set(script, etag);
+  }
   const tag = await etag;
   const headers = {
     "Content-Type": "text/javascript; charset=utf-8",
@@ -21,5 +25,10 @@ export async function serveLiveScript(request: Request): Promise<Response> {
   if (match?.split(",").some((t) => t.trim().replace(/^W\//, "") === tag)) {
     return new Response(null, { status: 304, headers });
   }
-  return new Response(request.method === "HEAD" ? null : LIVE_SCRIPT, { headers });
+  return new Response(request.method === "HEAD" ? null : script, { headers });
+}
+
+/** `GET /account/live.js`: the account pages' script. */
+export function serveLiveScript(request: Request): Promise<Response> {
+  return serveScript(request, LIVE_SCRIPT);
 }

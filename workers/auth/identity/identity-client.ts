@@ -17,6 +17,10 @@ export interface AuthorizationRequest {
   /** PKCE S256 challenge: base64url(SHA-256(code_verifier)). */
   codeChallenge: string;
   organizationId?: string;
+  /** `"login"`: the person must authenticate again even with a live provider session (step-up). */
+  prompt?: "login";
+  /** Seconds: a person whose last authentication is older must authenticate again (OIDC `max_age`). */
+  maxAge?: number;
 }
 
 export interface CodeExchange {
@@ -32,6 +36,30 @@ export interface IdentityAuthentication {
   accessToken?: string;
   /** The provider's refresh token, when it returns one. */
   refreshToken?: string;
+  /** When the person last actively authenticated (ms), from the access token's `auth_time`. */
+  authenticatedAt?: number;
+  /** Set when an operator signed in as this person (the provider's impersonation). */
+  impersonator?: Impersonator;
+}
+
+/** Who is signed in as someone else, and why (the provider's impersonation). */
+export interface Impersonator {
+  email: string;
+  reason: string | null;
+}
+
+export interface TokenRefresh {
+  refreshToken: string;
+  /** The organization the session is in, so the new access token carries it. */
+  organizationId?: string;
+}
+
+export interface RefreshedTokens {
+  accessToken: string;
+  /** The rotated refresh token: the one sent is spent and must never be sent again. */
+  refreshToken: string;
+  /** When the access token expires (ms), from its `exp`. */
+  accessTokenExpiresAt: number;
 }
 
 export interface IdentityClient {
@@ -41,6 +69,12 @@ export interface IdentityClient {
   authenticateWithCode(exchange: CodeExchange): Promise<IdentityAuthentication>;
   /** Ends the provider-side session; best effort, callers do not wait on it for local logout. */
   revokeSession(providerSessionId: string): Promise<void>;
+  /**
+   * Exchanges a refresh token for fresh tokens (the provider rotates it). Optional: without it,
+   * `getAccessToken` answers `refresh_unsupported`. Failures map like the rest (`provider_error`
+   * 400 for a refused token, `provider_unavailable` 502).
+   */
+  refreshTokens?(request: TokenRefresh): Promise<RefreshedTokens>;
 }
 
 export const IdentityClientToken = new Token<IdentityClient>("IdentityClient");

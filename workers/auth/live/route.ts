@@ -11,7 +11,7 @@
 import { routePartykitRequest } from "partyserver";
 import { jsonError } from "../../../client-sdk/core/errors";
 import type { UserSessions } from "../../../durable-objects/user-sessions";
-import { RECORD_HEADER, SESSION_HEADER } from "../../../durable-objects/user-sessions";
+import { RECORD_HEADER, SESSION_HEADER, TICKET_HEADER } from "../../../durable-objects/user-sessions";
 import { isUserId } from "../ids";
 import type { SessionManager } from "../session/session-manager";
 
@@ -28,13 +28,19 @@ const CONNECTION_ID = /^[A-Za-z0-9_-]{1,64}$/;
  * connection id and the session id this worker verified. No header of the browser's passes, so
  * none of partyserver's own (`x-partykit-props`, `x-partykit-room`, …) can be supplied by a client.
  */
-function objectRequest(url: URL, sessionId: string, ownPage: boolean): Request {
+function objectRequest(url: URL, join: { sessionId: string; ownPage: boolean } | "ticket"): Request {
   const target = new URL(url.pathname, url.origin);
   const connectionId = url.searchParams.get("_pk");
   if (connectionId !== null && CONNECTION_ID.test(connectionId)) target.searchParams.set("_pk", connectionId);
-  const headers: Record<string, string> = { Upgrade: "websocket", [SESSION_HEADER]: sessionId };
-  // Only this worker's own pages (or a client that is no page) hear the security record.
-  if (ownPage) headers[RECORD_HEADER] = "1";
+  const headers: Record<string, string> = { Upgrade: "websocket" };
+  if (join === "ticket") {
+    // No session yet: the tab's first message must be a ticket its app minted (see tickets.ts).
+    headers[TICKET_HEADER] = "1";
+  } else {
+    headers[SESSION_HEADER] = join.sessionId;
+    // Only this worker's own pages (or a client that is no page) hear the security record.
+    if (join.ownPage) headers[RECORD_HEADER] = "1";
+  }
   return new Request(target, { method: "GET", headers });
 }
 
@@ -59,10 +65,14 @@ export async function routeLiveChannel(
   }
   const response = await routePartykitRequest(request, { USER_SESSIONS: namespace } as unknown as Cloudflare.Env, {
     onBeforeConnect: async (req, lobby) => {
+      const ownPage = origin === null || origin === url.origin;
+      const hasCookie = (await sessions.sessionIdFromCookieHeader(req.headers.get("Cookie"))) !== null;
+      // A page of another site cannot send the session cookie (SameSite=Lax): it joins with a ticket.
+      if (!hasCookie && origin !== null && !ownPage) return objectRequest(url, "ticket");
       const session = await sessions.resolveSession(req);
       if (!session) return json(401, "unauthenticated", "Sign in first");
       if (session.user.id !== lobby.name) return json(403, "forbidden", "This channel belongs to another user");
-      return objectRequest(url, session.sessionId, origin === null || origin === url.origin);
+      return objectRequest(url, { sessionId: session.sessionId, ownPage });
     },
   });
   return response ?? json(404, "not_found", `No route for ${request.method} ${url.pathname}`);

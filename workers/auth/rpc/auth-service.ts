@@ -7,7 +7,7 @@
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { StatefulObjectClient } from "../../../client-sdk/bindings/durable-object";
-import type { AuthServiceApi, RpcSession } from "../../../client-sdk/protocol";
+import type { AuthServiceApi, LiveTicket, RpcSession } from "../../../client-sdk/protocol";
 import type {
   KnownDevice,
   RevocationActor,
@@ -20,6 +20,8 @@ import type { RevocationResult, SessionInfo } from "../../../durable-objects/use
 import { type AuthWorkerEnv, authApplication } from "../app";
 import { assertAuthConfigured, authEnvOf } from "../app/configured";
 import { isOrganizationId, isReceiptId, isSessionId, isUserId } from "../ids";
+import { liveUrls } from "../live/urls";
+import { AuthConfigToken } from "../provider";
 import { resolvePolicy } from "../session/config";
 import { SessionManager } from "../session/session-manager";
 import type { AppUser } from "../types";
@@ -54,6 +56,24 @@ export class AuthService extends WorkerEntrypoint<AuthWorkerEnv> implements Auth
       user: session.user,
       expiresAt: Math.min(record.idleExpiresAt, record.absoluteExpiresAt),
     };
+  }
+
+  /** A single-use ticket for the live channel of this cookie's session (see `LiveTicket`), or null. */
+  async liveTicket(cookieHeader: string): Promise<LiveTicket | null> {
+    if (typeof cookieHeader !== "string") throw new TypeError("cookieHeader must be a string");
+    const minted = await this.#sessions.liveTicket(cookieHeader);
+    if (!minted) return null;
+    return {
+      ...liveUrls(this.#authOrigin(), minted.userId),
+      ticket: minted.ticket,
+      userId: minted.userId,
+      expiresAt: minted.expiresAt,
+    };
+  }
+
+  /** This worker's public origin: the one its callback URL names. */
+  #authOrigin(): string {
+    return new URL(authApplication(this.env).container.resolve(AuthConfigToken).redirectUrl).origin;
   }
 
   async listSessions(userId: string): Promise<SessionInfo[]> {

@@ -369,6 +369,21 @@ export class SessionManager {
     return Promise.resolve(null);
   }
 
+  /**
+   * A ticket for the live channel of the session in this Cookie header (for a page of a consuming
+   * app on another site, whose tab cannot send the cookie to the channel): single-use, valid for
+   * two minutes, bound to that session. Null without an active session or without session objects.
+   */
+  async liveTicket(
+    cookieHeader: string | null | undefined,
+  ): Promise<{ ticket: string; userId: string; sessionId: string; expiresAt: number } | null> {
+    if (!this.#objects) return null;
+    const session = await this.resolveCookieHeader(cookieHeader);
+    if (!session) return null;
+    const minted = await this.#objects.mintTicket(session.user.id, session.sessionId);
+    return minted ? { ...minted, userId: session.user.id, sessionId: session.sessionId } : null;
+  }
+
   /** Tells the user's timeline that a request carrying this session was locked out by a rate limit. */
   async recordLockout(session: ResolvedSession, family: string, retryAfterSeconds: number, ip?: string): Promise<void> {
     await this.#objects?.recordLockout(session.record.userId, session.sessionId, family, retryAfterSeconds, ip);

@@ -82,6 +82,11 @@ export class SessionObjects {
     return storeCall(() => this.#stub(userId).receipt(id));
   }
 
+  /** A single-use ticket for the session's live channel, or null when the session is not active. */
+  mintTicket(userId: string, sessionId: string): Promise<{ ticket: string; expiresAt: number } | null> {
+    return storeCall(() => this.#stub(userId).mintTicket(sessionId));
+  }
+
   /** Tells the user's timeline that a revoked session's cookie came back; failures are logged, never thrown. */
   async recordRefused(
     userId: string,

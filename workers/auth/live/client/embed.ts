@@ -1,0 +1,166 @@
+/**
+ * @module
+ * The live channel for any page (bundled by scripts/build-live-script.mjs into embed-script.ts and
+ * served by the auth worker at /live.js): `<script src="…/live.js" data-channel data-user
+ * [data-ticket data-ticket-url] data-signed-out>` (the client SDK's `ServiceAuthMiddleware` writes
+ * it into the pages it guards). Tabs of one origin share one socket: the tab holding the
+ * `navigator.locks` lock leads, opens the socket and passes every message to the others over a
+ * `BroadcastChannel`; when it closes, the next tab in line takes the lock and connects again. A tab
+ * of another site joins with a ticket (its first message, never in a URL; a fresh one comes from
+ * `data-ticket-url` when the page's own is spent or stale). On `session.revoked` every tab goes to
+ * the signed-out page; on `session.updated` (a role change) every tab reloads. No dependencies, no
+ * secret: the ticket is single-use and bound to the session the page was rendered for.
+ */
+
+/** The browser APIs this script uses (the project compiles against workers-types, without the DOM). */
+interface Page {
+  readonly document: { readonly currentScript: { readonly dataset: Record<string, string | undefined> } | null };
+  readonly location: { readonly href: string; assign(url: string): void; reload(): void };
+  readonly navigator: {
+    readonly locks?: { request(name: string, callback: () => Promise<unknown>): Promise<unknown> };
+  };
+  readonly BroadcastChannel?: new (
+    name: string,
+  ) => { postMessage(message: unknown): void; onmessage: ((event: { data: unknown }) => void) | null };
+  fetch(url: string, init: Record<string, unknown>): Promise<{ ok: boolean; status: number; json(): Promise<unknown> }>;
+  setTimeout(callback: () => void, ms: number): unknown;
+  readonly WebSocket: new (
+    url: string,
+  ) => {
+    send(data: string): void;
+    close(): void;
+    onopen: (() => void) | null;
+    onmessage: ((event: { data: unknown }) => void) | null;
+    onclose: ((event: { code: number; reason: string }) => void) | null;
+  };
+}
+
+/** Close codes of the channel (durable-objects/user-sessions/messages.ts). */
+const CLOSE_SESSION_REVOKED = 4001;
+const CLOSE_SESSION_INACTIVE = 4003;
+const MAX_BACKOFF_MS = 30_000;
+
+type Message = { type: string; [key: string]: unknown };
+
+function start(page: Page): void {
+  const data = page.document.currentScript?.dataset ?? {};
+  const channel = data.channel;
+  const user = data.user;
+  const signedOut = data.signedOut;
+  if (!channel || !user || !signedOut) return;
+  const name = `gatehouse-live:${user}`;
+  const Bus = page.BroadcastChannel;
+  const bus = Bus ? new Bus(name) : null;
+  let pageTicket = data.ticket ?? null;
+  let leaving = false;
+
+  const leave = () => {
+    if (leaving) return;
+    leaving = true;
+    const target = new URL(signedOut);
+    target.searchParams.set("return_to", page.location.href);
+    page.location.assign(target.href);
+  };
+
+  const handle = (message: Message) => {
+    if (message.type === "session.revoked") leave();
+    else if (message.type === "session.updated" && !leaving) page.location.reload();
+  };
+
+  if (bus) {
+    bus.onmessage = (event) => {
+      const message = event.data as Message | null;
+      if (message && typeof message.type === "string") handle(message);
+    };
+  }
+
+  /**
+   * How the next socket joins: with the page's own ticket once, then a fresh one from the app
+   * (`data-ticket-url`); `""` for a page of the auth worker itself (its cookie goes along). "gone":
+   * the session is over; "none": this page cannot join again (it lets another tab lead).
+   */
+  const nextTicket = async (): Promise<string | "gone" | "none" | "retry"> => {
+    if (data.ticket === undefined) return "";
+    if (pageTicket) {
+      const ticket = pageTicket;
+      pageTicket = null;
+      return ticket;
+    }
+    if (!data.ticketUrl) return "none";
+    try {
+      const res = await page.fetch(data.ticketUrl, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "X-Gatehouse-Live": "1" },
+      });
+      if (res.status === 401) return "gone";
+      if (!res.ok) return "retry";
+      const body = (await res.json()) as { ticket?: unknown };
+      return typeof body.ticket === "string" && body.ticket !== "" ? body.ticket : "retry";
+    } catch {
+      return "retry";
+    }
+  };
+
+  /** One socket until it closes: "revoked" when the session is over, else "closed". */
+  const connect = (ticket: string) =>
+    new Promise<"revoked" | "closed">((resolve) => {
+      const socket = new page.WebSocket(channel);
+      socket.onopen = () => {
+        if (ticket) socket.send(JSON.stringify({ type: "ticket", ticket }));
+      };
+      socket.onmessage = (event) => {
+        if (typeof event.data !== "string") return;
+        let message: Message;
+        try {
+          // superjson on the wire: `{ json, meta }`; the plain part is all this script reads.
+          message = (JSON.parse(event.data) as { json: Message }).json;
+        } catch {
+          return;
+        }
+        if (!message || typeof message.type !== "string") return;
+        bus?.postMessage(message);
+        handle(message);
+      };
+      socket.onclose = (event) => {
+        if (event.code === CLOSE_SESSION_REVOKED) resolve("revoked");
+        // Inactive: the session is gone, or (with a ticket) the ticket was stale: the next ticket tells.
+        else if (event.code === CLOSE_SESSION_INACTIVE && !ticket) resolve("revoked");
+        else resolve("closed");
+      };
+    });
+
+  const sleep = (ms: number) => new Promise<void>((resolve) => page.setTimeout(resolve, ms));
+
+  /** The leader's loop: keep one socket open for every tab of this origin, for as long as the tab lives. */
+  const lead = async (): Promise<void> => {
+    let failures = 0;
+    while (!leaving) {
+      const ticket = await nextTicket();
+      if (ticket === "gone") {
+        bus?.postMessage({ type: "session.revoked" });
+        return leave();
+      }
+      if (ticket === "none") return; // the lock goes to the next tab, which has a ticket of its own
+      if (ticket !== "retry") {
+        const opened = Date.now();
+        const outcome = await connect(ticket);
+        if (outcome === "revoked") {
+          bus?.postMessage({ type: "session.revoked" });
+          return leave();
+        }
+        // A socket that lived a while closed for a passing reason (a deploy, the network): start over.
+        if (Date.now() - opened > 10_000) failures = 0;
+      }
+      await sleep(Math.min(MAX_BACKOFF_MS, 500 * 2 ** Math.min(failures++, 6)));
+    }
+  };
+
+  const locks = page.navigator.locks;
+  if (locks) void locks.request(name, lead);
+  else void lead(); // no Web Locks: every tab holds its own socket
+}
+
+start(globalThis as unknown as Page);
+
+export {};
