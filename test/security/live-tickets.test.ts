@@ -22,8 +22,8 @@ interface Tab {
 }
 
 /** A socket to `userId`'s channel from `origin`, without any cookie (a page of another site). */
-async function connect(userId: string, origin = APP, cookie?: string): Promise<Tab> {
-  const res = await exports.default.fetch(`${ORIGIN}/parties/user-sessions/${userId}`, {
+async function connect(userId: string, origin = APP, cookie?: string, query = ""): Promise<Tab> {
+  const res = await exports.default.fetch(`${ORIGIN}/parties/user-sessions/${userId}${query}`, {
     headers: { Upgrade: "websocket", Origin: origin, ...(cookie ? { Cookie: cookie } : {}) },
   });
   const frames: string[] = [];
@@ -143,6 +143,18 @@ describe("live tickets (a tab of another site)", () => {
     await sessions.revokeSession(sessionId);
     expect(await sessions.liveTicket(cookie)).toBeNull();
     expect((await connect(user, "https://evil.example")).status).toBe(403);
+  });
+
+  it("a page that says it joins with a ticket (?join=ticket) waits for it even when its cookie comes along", async () => {
+    const sessions = manager();
+    const user = freshUser();
+    const { sessionId, cookie } = await newSession(sessions, user);
+    const tab = await connect(user, APP, cookie, "?join=ticket");
+    expect(tab.status).toBe(101);
+    await newSession(sessions, user);
+    tab.ws!.send(JSON.stringify({ type: "ticket", ticket: (await sessions.liveTicket(cookie))!.ticket }));
+    expect(await within(tab.next("live.ready"))).toContain(sessionId);
+    expect(tab.frames).toHaveLength(1);
   });
 
   it("keeps at most 32 tabs waiting for a ticket: a newer one closes the oldest", async () => {

@@ -54,16 +54,19 @@ export async function startStack(): Promise<RunningStack> {
   };
 
   try {
-    // The provider also receives the users' security events, signed with this secret (the loop of issue 17).
+    const [authPort, consumerPort] = [await freePort(), await freePort()];
+    const authUrl = `http://${HOST}:${authPort}`;
+    const consumerUrl = `http://${HOST}:${consumerPort}`;
+    // The provider also receives the users' security events, signed with this secret (the loop of
+    // issue 17), and sends its directory changes (role changes) to the auth worker's webhook.
     const eventsSecret = randomBytes(32).toString("base64url");
+    const webhookSecret = randomBytes(32).toString("base64url");
     idp = await startLocalIdp({
       apiKey: LOCAL_IDP_DEFAULTS.apiKey,
       clientId: LOCAL_IDP_DEFAULTS.clientId,
       securityEvents: { secret: eventsSecret },
+      webhook: { url: `${authUrl}/webhooks/identity`, secret: webhookSecret },
     });
-    const [authPort, consumerPort] = [await freePort(), await freePort()];
-    const authUrl = `http://${HOST}:${authPort}`;
-    const consumerUrl = `http://${HOST}:${consumerPort}`;
 
     // Variables go in env files, not `--var`: secrets stay off the command line, and with
     // `--env-file` wrangler reads no `.dev.vars` (a developer's real WorkOS keys stay out).
@@ -75,6 +78,7 @@ export async function startStack(): Promise<RunningStack> {
       AUTH_RETURN_ORIGINS: consumerUrl,
       SECURITY_EVENTS_WEBHOOK_URL: `${idp.url}/__local/security-events`,
       SECURITY_EVENTS_WEBHOOK_SECRET: eventsSecret,
+      IDENTITY_WEBHOOK_SECRET: webhookSecret,
       // Each browser context says where it is (X-Gatehouse-Dev-Location): offline, request.cf is one placeholder.
       GATEHOUSE_DEV_LOCATION_HEADER: "1",
       ...identityVariables({ ...LOCAL_IDP_DEFAULTS, hostname: HOST, port: idp.port }),

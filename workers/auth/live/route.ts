@@ -66,9 +66,12 @@ export async function routeLiveChannel(
   const response = await routePartykitRequest(request, { USER_SESSIONS: namespace } as unknown as Cloudflare.Env, {
     onBeforeConnect: async (req, lobby) => {
       const ownPage = origin === null || origin === url.origin;
+      // A page of a consuming app joins with a ticket (`?join=ticket`; from another site the
+      // SameSite=Lax cookie could not come along anyway), whatever cookie the browser sends.
       const hasCookie = (await sessions.sessionIdFromCookieHeader(req.headers.get("Cookie"))) !== null;
-      // A page of another site cannot send the session cookie (SameSite=Lax): it joins with a ticket.
-      if (!hasCookie && origin !== null && !ownPage) return objectRequest(url, "ticket");
+      if (origin !== null && (url.searchParams.get("join") === "ticket" || (!hasCookie && !ownPage))) {
+        return objectRequest(url, "ticket");
+      }
       const session = await sessions.resolveSession(req);
       if (!session) return json(401, "unauthenticated", "Sign in first");
       if (session.user.id !== lobby.name) return json(403, "forbidden", "This channel belongs to another user");

@@ -105,7 +105,8 @@ function start(page: Page): void {
   /** One socket until it closes: "revoked" when the session is over, else "closed". */
   const connect = (ticket: string) =>
     new Promise<"revoked" | "closed">((resolve) => {
-      const socket = new page.WebSocket(channel);
+      // A page with tickets says so: the channel then waits for the ticket, whatever cookie comes along.
+      const socket = new page.WebSocket(ticket ? `${channel}?join=ticket` : channel);
       socket.onopen = () => {
         if (ticket) socket.send(JSON.stringify({ type: "ticket", ticket }));
       };
