@@ -1,13 +1,13 @@
 /**
  * The directory changes a provider administrator makes, shared by the `/__local/` JSON controls
  * and the dashboard page: revoke a session, change a membership's role, add or remove a
- * membership, delete a user. Each validates its input, changes the store (which emits the
+ * membership, delete a user, arm or cancel an impersonation. Each validates its input, changes the store (which emits the
  * events the webhook sender delivers) and throws `LocalIdpError` for unknown ids or bad values.
  */
 import type { IdpContext } from "./context.ts";
 import { ROLE_PERMISSIONS } from "./demo-data.ts";
 import { LocalIdpError } from "./errors.ts";
-import type { MembershipRecord, ProviderSession, UserRecord } from "./store.ts";
+import type { MembershipRecord, PendingImpersonation, ProviderSession, UserRecord } from "./store.ts";
 
 /** The roles this provider knows (those with permissions), e.g. `admin`, `member`. */
 export const ROLES: readonly string[] = Object.keys(ROLE_PERMISSIONS);
@@ -65,4 +65,40 @@ export function deleteUser(ctx: IdpContext, userId: string): UserRecord {
   const deleted = ctx.store.deleteUser(userId);
   if (!deleted) throw new LocalIdpError("entity_not_found", 404, `User not found: '${userId}'.`);
   return deleted;
+}
+
+/** An email-shaped value (the impersonator is identified by email, as in WorkOS). */
+const EMAIL = /^[^\s@<>"]+@[^\s@<>"]+$/;
+const MAX_REASON = 500;
+
+/**
+ * Arms an impersonation: the next code for `userId` (into `organizationId` when given) signs in
+ * with `impersonator: { email, reason }`. Replaces one already armed for that user.
+ */
+export function armImpersonation(
+  ctx: IdpContext,
+  input: { userId: string | null; email: string | null; reason: string | null; organizationId: string | null },
+): PendingImpersonation {
+  if (input.userId === null) throw new LocalIdpError("invalid_request", 400, "user_id is required");
+  const email = input.email?.trim() ?? "";
+  if (email.length > 254 || !EMAIL.test(email)) {
+    throw new LocalIdpError("invalid_request", 400, "impersonator_email must be an email address");
+  }
+  const reason = input.reason?.trim() || null;
+  if (reason !== null && reason.length > MAX_REASON) {
+    throw new LocalIdpError("invalid_request", 400, `reason must be at most ${MAX_REASON} characters`);
+  }
+  const armed = ctx.store.armImpersonation(input.userId, { email, reason }, input.organizationId);
+  if (armed.ok) return armed.value;
+  if (armed.reason === "unknown_user") {
+    throw new LocalIdpError("entity_not_found", 404, `User not found: '${input.userId}'.`);
+  }
+  throw new LocalIdpError("invalid_request", 400, "That user does not belong to that organization");
+}
+
+/** Disarms the impersonation armed for a user (404 when none is). */
+export function cancelImpersonation(ctx: IdpContext, userId: string): PendingImpersonation {
+  const cancelled = ctx.store.cancelImpersonation(userId);
+  if (!cancelled) throw new LocalIdpError("entity_not_found", 404, `No impersonation armed for '${userId}'.`);
+  return cancelled;
 }

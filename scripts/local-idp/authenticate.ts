@@ -1,6 +1,7 @@
 /**
  * `POST /user_management/authenticate`: the authorization-code grant (client secret and/or PKCE
- * S256, one-time codes that expire after 10 minutes) and the rotating refresh-token grant.
+ * S256, one-time codes that expire after 10 minutes) and the rotating refresh-token grant (every
+ * call counted, a spent token refused). An impersonated session answers WorkOS's `impersonator`.
  * Answers WorkOS's authentication response or its OAuth error shape; never issues tokens for a
  * code or refresh token it did not mint, and never lets a code or refresh token be used twice.
  */
@@ -12,7 +13,7 @@ import { secretEquals, verifyPkce } from "./signer.ts";
 import type { ProviderSession } from "./store.ts";
 import { userJson } from "./wire.ts";
 
-/** Authentication method reported for every local sign-in. */
+/** Authentication method reported for a local sign-in; an impersonated one reports `Impersonation`. */
 const AUTHENTICATION_METHOD = "Password";
 
 export async function authenticate(ctx: IdpContext, req: IdpRequest): Promise<Reply> {
@@ -49,7 +50,10 @@ async function codeGrant(ctx: IdpContext, body: Record<string, unknown>, hasSecr
   }
   const user = ctx.store.user(grant.userId);
   if (!user) throw oauthError("invalid_grant", 400, "The user no longer exists.");
-  const { session, refreshToken } = ctx.store.createSession(grant.userId, grant.organizationId);
+  const { session, refreshToken } = ctx.store.createSession(grant.userId, grant.organizationId, {
+    authTime: grant.authTime,
+    impersonator: grant.impersonator,
+  });
   return authResponse(ctx, session, refreshToken);
 }
 
@@ -81,13 +85,18 @@ async function authResponse(ctx: IdpContext, session: ProviderSession, refreshTo
     organizationId: session.organizationId,
     role,
     permissions: role === null ? [] : (ROLE_PERMISSIONS[role] ?? []),
+    authTime: session.authTime,
+    impersonatorEmail: session.impersonator?.email ?? null,
   });
   return json(200, {
     user: userJson(user),
     ...(session.organizationId !== null && { organization_id: session.organizationId }),
     access_token: accessToken,
     refresh_token: refreshToken,
-    authentication_method: AUTHENTICATION_METHOD,
+    authentication_method: session.impersonator === null ? AUTHENTICATION_METHOD : "Impersonation",
+    ...(session.impersonator !== null && {
+      impersonator: { email: session.impersonator.email, reason: session.impersonator.reason },
+    }),
   });
 }
 

@@ -1,6 +1,7 @@
 /**
- * The browser-facing endpoints: `GET /user_management/authorize` (the sign-in page), its form
- * submission (issues a one-time code and redirects to `redirect_uri`) and
+ * The browser-facing endpoints: `GET /user_management/authorize` (the sign-in page; `max_age` and
+ * `prompt=login` ask for a fresh authentication, which every click on it is), its form submission
+ * (issues a one-time code, authenticated at the click, and redirects to `redirect_uri`) and
  * `GET /user_management/sessions/logout`. Never redirects to a URI outside the allow-list;
  * parameter errors before `redirect_uri` is trusted answer a 400 page instead of redirecting.
  */
@@ -9,6 +10,10 @@ import { field, html, isAllowedRedirect, type Reply, redirect } from "./http.ts"
 import { renderMessagePage, renderSignInPage, type SignInUser } from "./pages.ts";
 
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+/** OIDC `max_age`: a whole number of seconds. */
+const MAX_AGE = /^\d{1,10}$/;
+/** `prompt` values the page honours: each needs a person at the page, which this page always does. */
+const INTERACTIVE_PROMPTS = new Set(["login", "consent", "select_account"]);
 
 function badRequest(title: string, message: string): Reply {
   return html(400, renderMessagePage(title, message));
@@ -56,12 +61,28 @@ function showSignIn(ctx: IdpContext, req: IdpRequest): Reply {
   if (organizationId !== null && !ctx.store.organization(organizationId)) {
     return redirectError(redirectUri, state, "invalid_request", `Unknown organization '${organizationId}'.`);
   }
+  const rawMaxAge = field(query, "max_age");
+  if (rawMaxAge !== null && !MAX_AGE.test(rawMaxAge)) {
+    return redirectError(redirectUri, state, "invalid_request", "max_age must be a whole number of seconds.");
+  }
+  const prompt = field(query, "prompt");
+  const prompts = prompt === null ? [] : prompt.split(" ");
+  if (prompts.includes("none")) {
+    // OIDC: `none` forbids any page, and this provider always shows one.
+    return redirectError(redirectUri, state, "login_required", "The person must sign in on the provider's page.");
+  }
+  if (!prompts.every((p) => INTERACTIVE_PROMPTS.has(p))) {
+    return redirectError(redirectUri, state, "invalid_request", "prompt may be login, consent or select_account.");
+  }
+  const maxAge = rawMaxAge === null ? null : Number(rawMaxAge);
   const request = ctx.store.createAuthorizationRequest({
     clientId,
     redirectUri,
     state,
     codeChallenge: challenge,
     organizationId,
+    maxAge,
+    prompt,
   });
   const users: SignInUser[] = ctx.store.users().map((user) => ({
     id: user.id,
@@ -72,9 +93,19 @@ function showSignIn(ctx: IdpContext, req: IdpRequest): Reply {
       organizationName: orgId === null ? null : (ctx.store.organization(orgId)?.name ?? orgId),
       role: orgId === null ? null : (ctx.store.membership(user.id, orgId)?.role ?? null),
     })),
+    impersonatedBy: ctx.store.pendingImpersonation(user.id)?.impersonator.email ?? null,
   }));
   const appHost = new URL(redirectUri).host;
-  return html(200, renderSignInPage({ requestId: request.id, appHost, users: users.filter((u) => u.choices.length) }));
+  const reauthentication = prompt !== null || maxAge !== null ? { prompt, maxAge } : null;
+  return html(
+    200,
+    renderSignInPage({
+      requestId: request.id,
+      appHost,
+      users: users.filter((u) => u.choices.length),
+      reauthentication,
+    }),
+  );
 }
 
 async function submitSignIn(ctx: IdpContext, req: IdpRequest): Promise<Reply> {

@@ -39,6 +39,8 @@ export interface IdpContext {
   securityEvents: SecurityEventInbox;
   /** Random per server start; the dashboard's forms carry it, so another site cannot post them. */
   formToken: string;
+  /** The server's clock (ms), the one the store and signer use. */
+  now: () => number;
 }
 
 export interface IdpRequest {

@@ -1,6 +1,7 @@
 /**
  * The dashboard page of the local identity provider (`GET /`): every user with their memberships
- * ("change role"), live sessions ("revoke this session") and a "delete user" button, plus the
+ * ("change role"), live sessions ("revoke this session"), "sign in as … (impersonate)" (arms an
+ * impersonation for their next sign-in) and a "delete user" button, plus the
  * webhook endpoint and the last deliveries, and the security events the auth worker sent. Forms
  * only, no scripts; every dynamic value goes through `escapeHtml`, and every form carries the
  * server's form token.
@@ -10,6 +11,7 @@ import { renderSecurityEventsSection, type SecurityEventsSection } from "./secur
 
 export interface DashboardMembership {
   id: string;
+  organizationId: string;
   organizationName: string;
   role: string;
 }
@@ -26,6 +28,8 @@ export interface DashboardUser {
   email: string;
   memberships: DashboardMembership[];
   sessions: DashboardSession[];
+  /** The impersonation armed for this user's next sign-in, if any. */
+  impersonation: { email: string; reason: string | null; organizationName: string | null } | null;
 }
 
 export interface DashboardDelivery {
@@ -51,7 +55,7 @@ h2{font-size:1rem;margin:1.5rem 0 .5rem}
 .row{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;margin-top:.5rem}
 .row form{margin:0;display:flex;gap:.4rem;align-items:center}
 .muted{color:#60646c;font-size:13px}
-select{font:inherit;padding:.3rem;border-radius:6px;border:1px solid #c8c9d0}
+select,input{font:inherit;padding:.3rem;border-radius:6px;border:1px solid #c8c9d0}
 button.danger{background:#e5484d;border-color:#e5484d}
 button.light{background:#fff;color:#3e63dd}
 table{width:100%;border-collapse:collapse;font-size:13px}
@@ -78,6 +82,28 @@ function sessionRow(page: DashboardPage, s: DashboardSession): string {
 ${form(`/dashboard/sessions/${encodeURIComponent(s.id)}/revoke`, page.formToken, "", "Revoke this session", "light")}</div>`;
 }
 
+/** Who the impersonate form proposes as the operator; any email may be typed instead. */
+const DEFAULT_IMPERSONATOR = "admin@local-idp.test";
+
+function impersonationRow(page: DashboardPage, u: DashboardUser): string {
+  const action = `/dashboard/users/${encodeURIComponent(u.id)}/impersonate`;
+  const orgs = u.memberships
+    .map((m) => `<option value="${escapeHtml(m.organizationId)}">${escapeHtml(m.organizationName)}</option>`)
+    .join("");
+  const select = orgs
+    ? `<select name="organization_id" aria-label="Organization of the impersonation"><option value="">any organization</option>${orgs}</select>`
+    : "";
+  const inner = `<input type="email" name="impersonator_email" value="${DEFAULT_IMPERSONATOR}" aria-label="Impersonator email" required>
+<input type="text" name="reason" placeholder="reason (optional)" aria-label="Reason" maxlength="500">${select}`;
+  const armed = u.impersonation
+    ? `<div class="row" data-impersonation="${escapeHtml(u.id)}"><span class="muted">Impersonation armed: the next sign-in of ${escapeHtml(u.name)}${
+        u.impersonation.organizationName === null ? "" : ` into ${escapeHtml(u.impersonation.organizationName)}`
+      } is by ${escapeHtml(u.impersonation.email)}${u.impersonation.reason === null ? "" : ` (${escapeHtml(u.impersonation.reason)})`}. Sign in to the app as them now.</span>
+${form(`/dashboard/users/${encodeURIComponent(u.id)}/impersonation/cancel`, page.formToken, "", "Cancel impersonation", "light")}</div>`
+    : "";
+  return `<div class="row">${form(action, page.formToken, inner, `Sign in as ${escapeHtml(u.name)} (impersonate)`, "light")}</div>${armed}`;
+}
+
 function userItem(page: DashboardPage, u: DashboardUser): string {
   const memberships = u.memberships.length
     ? u.memberships.map((m) => membershipRow(page, m)).join("\n")
@@ -89,6 +115,7 @@ function userItem(page: DashboardPage, u: DashboardUser): string {
 <small>${escapeHtml(u.email)} · ${escapeHtml(u.id)}</small></div></div>
 ${memberships}
 ${sessions}
+${impersonationRow(page, u)}
 <div class="row">${form(`/dashboard/users/${encodeURIComponent(u.id)}/delete`, page.formToken, "", "Delete user", "danger")}</div></li>`;
 }
 

@@ -1,9 +1,17 @@
 /**
- * The dashboard's endpoints: `GET /` (the page) and its form posts, which run the same actions as
+ * The dashboard's endpoints: `GET /` (the page) and its form posts (including "sign in as …
+ * (impersonate)", which arms an impersonation), which run the same actions as
  * the `/__local/` JSON controls and redirect back (303). Every post must carry the server's form
  * token (constant-time check), so another site cannot drive this provider through a browser.
  */
-import { changeRole, deleteUser, ROLES, revokeProviderSession } from "./actions.ts";
+import {
+  armImpersonation,
+  cancelImpersonation,
+  changeRole,
+  deleteUser,
+  ROLES,
+  revokeProviderSession,
+} from "./actions.ts";
 import type { IdpContext, IdpRequest, Route } from "./context.ts";
 import { renderDashboard } from "./dashboard-page.ts";
 import { LocalIdpError } from "./errors.ts";
@@ -17,14 +25,18 @@ function showDashboard(ctx: IdpContext): Reply {
     id: u.id,
     name: `${u.firstName} ${u.lastName}`,
     email: u.email,
-    memberships: ctx.store
-      .memberships({ userId: u.id })
-      .map((m) => ({ id: m.id, organizationName: orgName(m.organizationId) ?? m.organizationId, role: m.role })),
+    memberships: ctx.store.memberships({ userId: u.id }).map((m) => ({
+      id: m.id,
+      organizationId: m.organizationId,
+      organizationName: orgName(m.organizationId) ?? m.organizationId,
+      role: m.role,
+    })),
     sessions: ctx.store.liveSessions(u.id).map((s) => ({
       id: s.id,
       organizationName: orgName(s.organizationId),
       createdAt: new Date(s.createdAt).toISOString(),
     })),
+    impersonation: impersonationOf(ctx, u.id, orgName),
   }));
   const deliveries = ctx.webhooks
     .deliveries()
@@ -54,6 +66,12 @@ function showDashboard(ctx: IdpContext): Reply {
       },
     }),
   );
+}
+
+function impersonationOf(ctx: IdpContext, userId: string, orgName: (id: string | null) => string | null) {
+  const pending = ctx.store.pendingImpersonation(userId);
+  if (!pending) return null;
+  return { ...pending.impersonator, organizationName: orgName(pending.organizationId) };
 }
 
 const back = (): Reply => ({ status: 303, headers: { location: "/", "cache-control": "no-store" }, body: "" });
@@ -89,6 +107,23 @@ export const DASHBOARD_ROUTES: Route[] = [
     "POST",
     /^\/dashboard\/memberships\/([^/]+)\/role$/,
     post((ctx, req, body) => changeRole(ctx, req.params[0] ?? "", field(body, "role"))),
+  ),
+  page(
+    "POST",
+    /^\/dashboard\/users\/([^/]+)\/impersonate$/,
+    post((ctx, req, body) =>
+      armImpersonation(ctx, {
+        userId: req.params[0] ?? "",
+        email: field(body, "impersonator_email"),
+        reason: field(body, "reason"),
+        organizationId: field(body, "organization_id"),
+      }),
+    ),
+  ),
+  page(
+    "POST",
+    /^\/dashboard\/users\/([^/]+)\/impersonation\/cancel$/,
+    post((ctx, req) => cancelImpersonation(ctx, req.params[0] ?? "")),
   ),
   page(
     "POST",

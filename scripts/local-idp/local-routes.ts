@@ -2,16 +2,26 @@
  * Test and fault controls under `/__local/` (JSON only; they exist on this local server alone):
  * reset, fault injection, the live provider sessions, the demo directory, a code minted
  * without the sign-in page so workerd tests can finish a login programmatically, the directory
- * changes that emit webhooks (revoke a session, change a role, delete a user) and the webhook outbox.
+ * changes that emit webhooks (revoke a session, change a role, delete a user), the webhook outbox,
+ * the refresh-token tally and armed impersonations.
  * (The security-event receiver is security-event-routes.ts; reset empties it too.)
  * Never reachable on a real provider; never exposes the API key or the signing key.
  */
-import { addMembership, changeRole, deleteUser, removeMembership, revokeProviderSession } from "./actions.ts";
+import {
+  addMembership,
+  armImpersonation,
+  cancelImpersonation,
+  changeRole,
+  deleteUser,
+  removeMembership,
+  revokeProviderSession,
+} from "./actions.ts";
 import type { IdpContext, IdpRequest, Route } from "./context.ts";
 import { LocalIdpError } from "./errors.ts";
 import { faultJson, parseFault } from "./faults.ts";
 import { field, json, type Reply } from "./http.ts";
-import type { MembershipRecord, ProviderSession } from "./store.ts";
+import type { RefreshTally } from "./refresh-tokens.ts";
+import type { MembershipRecord, PendingImpersonation, ProviderSession } from "./store.ts";
 import type { Delivery } from "./webhooks.ts";
 import { membershipJson, organizationJson, userJson } from "./wire.ts";
 
@@ -22,6 +32,8 @@ function sessionJson(s: ProviderSession): Record<string, unknown> {
     organization_id: s.organizationId,
     status: s.endedAt === null ? "active" : s.endReason,
     created_at: new Date(s.createdAt).toISOString(),
+    auth_time: Math.floor(s.authTime / 1000),
+    impersonator: s.impersonator,
   };
 }
 
@@ -67,6 +79,20 @@ function directory(ctx: IdpContext): Reply {
 
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
+/**
+ * The optional `auth_time` of `POST /__local/codes` (Unix seconds, not in the future) as ms: lets a
+ * test sign someone in whose last authentication is old, to exercise step-up without a clock.
+ */
+function authTimeOf(ctx: IdpContext, body: Record<string, unknown>): number | undefined {
+  const raw = body.auth_time;
+  if (raw === undefined || raw === null) return undefined;
+  const seconds = typeof raw === "string" && /^\d{1,12}$/.test(raw) ? Number(raw) : raw;
+  if (typeof seconds !== "number" || !Number.isInteger(seconds) || seconds < 0 || seconds * 1000 > ctx.now()) {
+    throw new LocalIdpError("invalid_request", 400, "auth_time must be Unix seconds, not in the future");
+  }
+  return seconds * 1000;
+}
+
 /** `POST /__local/codes`: what the sign-in page would issue, for a given user/organization/state/challenge. */
 async function issueCode(ctx: IdpContext, req: IdpRequest): Promise<Reply> {
   const body = await req.body();
@@ -81,11 +107,13 @@ async function issueCode(ctx: IdpContext, req: IdpRequest): Promise<Reply> {
   if (!resolved.ok) {
     throw new LocalIdpError("invalid_request", 400, `That user cannot sign in there (${resolved.reason})`);
   }
+  const authTime = authTimeOf(ctx, body);
   const code = ctx.store.issueCode({
     clientId: ctx.config.clientId,
     userId,
     organizationId: resolved.value,
     codeChallenge: challenge,
+    ...(authTime !== undefined && { authTime }),
   });
   const state = field(body, "state");
   const redirectUri = field(body, "redirect_uri");
@@ -107,6 +135,8 @@ async function issueCode(ctx: IdpContext, req: IdpRequest): Promise<Reply> {
     organization_id: resolved.value,
     expires_at: new Date(code.expiresAt).toISOString(),
     redirect_url: redirectUrl,
+    auth_time: Math.floor(code.authTime / 1000),
+    impersonator: code.impersonator,
   });
 }
 
@@ -165,6 +195,48 @@ function clearWebhookOutbox(ctx: IdpContext): Reply {
   return json(200, { ok: true });
 }
 
+const tallyJson = (t: RefreshTally) => ({
+  refresh_calls: t.refreshCalls,
+  rotated: t.rotated,
+  refused_reuse: t.refusedReuse,
+});
+
+/** `GET /__local/token-stats`: every refresh-token grant and refused reuse since the last reset. */
+function tokenStats(ctx: IdpContext): Reply {
+  const stats = ctx.store.tokenStats();
+  const bySession = Object.fromEntries(Object.entries(stats.bySession).map(([id, t]) => [id, tallyJson(t)]));
+  return json(200, { ...tallyJson(stats), by_session: bySession });
+}
+
+function impersonationJson(p: PendingImpersonation): Record<string, unknown> {
+  return {
+    user_id: p.userId,
+    impersonator: p.impersonator,
+    organization_id: p.organizationId,
+    created_at: new Date(p.createdAt).toISOString(),
+  };
+}
+
+/** `POST /__local/impersonations` `{ user_id, impersonator_email, reason?, organization_id? }`. */
+async function armImpersonationControl(ctx: IdpContext, req: IdpRequest): Promise<Reply> {
+  const body = await req.body();
+  const armed = armImpersonation(ctx, {
+    userId: field(body, "user_id"),
+    email: field(body, "impersonator_email"),
+    reason: field(body, "reason"),
+    organizationId: field(body, "organization_id"),
+  });
+  return json(201, { impersonation: impersonationJson(armed) });
+}
+
+function listImpersonations(ctx: IdpContext): Reply {
+  return json(200, { data: ctx.store.pendingImpersonations().map(impersonationJson) });
+}
+
+function cancelImpersonationControl(ctx: IdpContext, req: IdpRequest): Reply {
+  return json(200, { impersonation: impersonationJson(cancelImpersonation(ctx, req.params[0] ?? "")) });
+}
+
 const local = (method: Route["method"], path: string, handler: Route["handler"]): Route => ({
   method,
   pattern: new RegExp(`^/__local/${path}$`),
@@ -189,4 +261,8 @@ export const LOCAL_ROUTES: Route[] = [
   local("DELETE", "users/([^/]+)", deleteUserControl),
   local("GET", "webhooks", webhookOutbox),
   local("DELETE", "webhooks", clearWebhookOutbox),
+  local("GET", "token-stats", tokenStats),
+  local("GET", "impersonations", listImpersonations),
+  local("POST", "impersonations", armImpersonationControl),
+  local("DELETE", "impersonations/([^/]+)", cancelImpersonationControl),
 ];

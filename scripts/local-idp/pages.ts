@@ -34,6 +34,7 @@ button{font:inherit;cursor:pointer;border:1px solid #3e63dd;background:#3e63dd;c
   padding:.4rem .8rem}
 button:hover,button:focus-visible{background:#3358d4}
 button .role{opacity:.8;font-size:13px;margin-left:.35rem}
+.note{display:block;margin-top:.4rem;font-size:13px;color:#8a4b00}
 .cancel{margin-top:1.25rem;text-align:center}
 .cancel button{background:none;border:none;color:#60646c;text-decoration:underline}
 p.msg{color:#60646c}
@@ -62,6 +63,8 @@ export interface SignInUser {
   name: string;
   email: string;
   choices: SignInChoice[];
+  /** An armed impersonation: choosing this user signs in as them on behalf of this email. */
+  impersonatedBy?: string | null;
 }
 
 export interface SignInPage {
@@ -69,6 +72,11 @@ export interface SignInPage {
   /** Where the person is signing in to, e.g. `127.0.0.1:8787`. */
   appHost: string;
   users: SignInUser[];
+  /**
+   * The app asked for a fresh authentication (`prompt=login` and/or `max_age` seconds). The page
+   * always needs a click, and that click is the fresh authentication.
+   */
+  reauthentication?: { prompt: string | null; maxAge: number | null } | null;
 }
 
 const ACTION = "/user_management/authorize";
@@ -99,19 +107,37 @@ export function renderSignInPage(page: SignInPage): string {
   const items = page.users
     .map(
       (user) => `<li><div class="who"><span class="avatar" aria-hidden="true">${escapeHtml(initials(user.name))}</span>
-<div><strong>${escapeHtml(user.name)}</strong><small>${escapeHtml(user.email)}</small></div></div>
+<div><strong>${escapeHtml(user.name)}</strong><small>${escapeHtml(user.email)}</small></div></div>${impersonationNote(user)}
 <div class="choices">${user.choices.map((c) => choiceForm(page.requestId, user, c)).join("\n")}</div></li>`,
     )
     .join("\n");
   const list =
     items === "" ? `<p class="msg">No demo user belongs to the requested organization.</p>` : `<ul>${items}</ul>`;
+  const again = page.reauthentication ?? null;
+  const heading = again === null ? "Sign in" : "Sign in again to continue";
+  const sub =
+    again === null
+      ? `to ${escapeHtml(page.appHost)} — pick a demo user`
+      : `${escapeHtml(page.appHost)} asks you to confirm it is you${reauthenticationDetail(again)} — pick a demo user`;
   return layout(
-    "Sign in",
-    `<h1>Sign in</h1><p class="sub">to ${escapeHtml(page.appHost)} — pick a demo user</p>
+    heading,
+    `<h1>${heading}</h1><p class="sub" data-reauthentication="${again === null ? "" : "1"}">${sub}</p>
 ${list}
 <form class="cancel" method="post" action="${ACTION}"><input type="hidden" name="request_id" value="${escapeHtml(page.requestId)}">
 <input type="hidden" name="cancel" value="1"><button type="submit">Cancel and return to the app</button></form>`,
   );
+}
+
+function impersonationNote(user: SignInUser): string {
+  if (!user.impersonatedBy) return "";
+  return `<span class="note" data-impersonated-by="${escapeHtml(user.impersonatedBy)}">Impersonation armed: signing in as ${escapeHtml(user.name)} on behalf of ${escapeHtml(user.impersonatedBy)}</span>`;
+}
+
+function reauthenticationDetail(again: { prompt: string | null; maxAge: number | null }): string {
+  const parts: string[] = [];
+  if (again.prompt !== null) parts.push(`prompt=${escapeHtml(again.prompt)}`);
+  if (again.maxAge !== null) parts.push(`max_age=${again.maxAge}s`);
+  return parts.length === 0 ? "" : ` (${parts.join(", ")})`;
 }
 
 /** A page with a title and one sentence, for errors and the signed-out state. */

@@ -96,6 +96,7 @@ export async function startLocalIdp(options: LocalIdpOptions): Promise<LocalIdp>
     webhooks: new WebhookSender(store, options.webhook ?? null, now),
     securityEvents,
     formToken: randomSecret(24),
+    now,
   };
   const closing = new AbortController();
   const server = createServer((req, res) => {

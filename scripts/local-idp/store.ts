@@ -1,8 +1,9 @@
 /**
  * All state of the local identity provider in one place: the directory (users, organizations,
- * memberships), pending authorization requests, one-time codes, provider sessions and rotating
- * refresh tokens. Every change goes through a method here and state-changing ones emit a
- * `StoreEvent`, which the webhook sender (`webhooks.ts`) delivers. Never does HTTP, never signs anything.
+ * memberships), pending authorization requests, one-time codes, provider sessions, rotating
+ * refresh tokens (`refresh-tokens.ts`) and armed impersonations (`impersonations.ts`). Every change
+ * goes through a method here and state-changing ones emit a `StoreEvent`, which the webhook sender
+ * (`webhooks.ts`) delivers. Never does HTTP, never signs anything.
  */
 import {
   DEMO_MEMBERSHIPS,
@@ -12,10 +13,26 @@ import {
   type DemoOrganization,
   type DemoUser,
 } from "./demo-data.ts";
-import { randomSecret, ulid } from "./ids.ts";
+import { ulid } from "./ids.ts";
+import { type Impersonator, type PendingImpersonation, PendingImpersonations } from "./impersonations.ts";
+import { type RefreshStats, RefreshTokenLedger } from "./refresh-tokens.ts";
+import {
+  type AuthorizationCode,
+  type AuthorizationRequest,
+  type AuthorizationRequestInput,
+  type CodeInput,
+  type RedeemRefusal,
+  SignInLedger,
+} from "./sign-ins.ts";
 
-/** Codes and pending authorization requests live this long. */
-export const CODE_TTL_MS = 10 * 60 * 1000;
+export type { Impersonator, PendingImpersonation } from "./impersonations.ts";
+export {
+  type AuthorizationCode,
+  type AuthorizationRequest,
+  type AuthorizationRequestInput,
+  CODE_TTL_MS,
+  type CodeInput,
+} from "./sign-ins.ts";
 
 export interface UserRecord extends DemoUser {
   updatedAt: string;
@@ -27,32 +44,13 @@ export interface MembershipRecord extends DemoMembership {
   updatedAt: string;
 }
 
-/** What the authorize page was asked for, kept server-side until a person picks a user. */
-export interface AuthorizationRequest {
-  id: string;
-  clientId: string;
-  redirectUri: string;
-  state: string | null;
-  codeChallenge: string | null;
-  /** Restricts the choice to this organization (the `organization_id` authorize parameter). */
-  organizationId: string | null;
-  expiresAt: number;
-}
-
-export interface AuthorizationCode {
-  code: string;
-  clientId: string;
-  userId: string;
-  organizationId: string | null;
-  codeChallenge: string | null;
-  expiresAt: number;
-  used: boolean;
-}
-
 export interface ProviderSession {
   id: string;
   userId: string;
   organizationId: string | null;
+  /** The person's last active authentication (ms); a refresh keeps it. Access tokens carry it as `auth_time`. */
+  authTime: number;
+  impersonator: Impersonator | null;
   createdAt: number;
   endedAt: number | null;
   endReason: "revoked" | "logout" | null;
@@ -84,26 +82,26 @@ export class IdpStore {
   #users = new Map<string, UserRecord>();
   #organizations = new Map<string, OrganizationRecord>();
   #memberships: MembershipRecord[] = [];
-  #requests = new Map<string, AuthorizationRequest>();
-  #codes = new Map<string, AuthorizationCode>();
+  readonly #signIns: SignInLedger;
   #sessions = new Map<string, ProviderSession>();
-  /** refresh token → session id and whether it was already exchanged (single use). */
-  #refreshTokens = new Map<string, { sessionId: string; used: boolean }>();
+  readonly #refreshTokens = new RefreshTokenLedger();
+  readonly #impersonations = new PendingImpersonations();
 
   constructor(now: () => number = Date.now) {
     this.#now = now;
+    this.#signIns = new SignInLedger(now);
     this.reset();
   }
 
-  /** Back to the demo directory with no requests, codes, sessions or tokens. */
+  /** Back to the demo directory with no requests, codes, sessions, tokens, token stats or impersonations. */
   reset(): void {
     this.#users = new Map(DEMO_USERS.map((u) => [u.id, { ...u, updatedAt: u.createdAt, lastSignInAt: null }]));
     this.#organizations = new Map(DEMO_ORGANIZATIONS.map((o) => [o.id, { ...o }]));
     this.#memberships = DEMO_MEMBERSHIPS.map((m) => ({ ...m, status: "active", updatedAt: m.createdAt }));
-    this.#requests.clear();
-    this.#codes.clear();
+    this.#signIns.clear();
     this.#sessions.clear();
     this.#refreshTokens.clear();
+    this.#impersonations.clear();
   }
 
   subscribe(listener: (event: StoreEvent) => void): () => void {
@@ -228,6 +226,7 @@ export class IdpStore {
     if (!user) return null;
     this.#users.delete(id);
     this.#memberships = this.#memberships.filter((m) => m.userId !== id);
+    this.#impersonations.cancel(id);
     const now = this.#now();
     for (const session of this.#sessions.values()) {
       if (session.userId === id && session.endedAt === null) {
@@ -240,48 +239,73 @@ export class IdpStore {
   }
 
   // ── authorization requests and codes ──────────────────────────────────────
-  createAuthorizationRequest(input: Omit<AuthorizationRequest, "id" | "expiresAt">): AuthorizationRequest {
-    this.#prune();
-    const request = { ...input, id: randomSecret(18), expiresAt: this.#now() + CODE_TTL_MS };
-    this.#requests.set(request.id, request);
-    return request;
+  createAuthorizationRequest(input: AuthorizationRequestInput): AuthorizationRequest {
+    return this.#signIns.createRequest(input);
   }
 
   /** A pending request, or null when unknown or expired. */
   authorizationRequest(id: string): AuthorizationRequest | null {
-    const request = this.#requests.get(id);
-    return request && request.expiresAt > this.#now() ? { ...request } : null;
+    return this.#signIns.request(id);
   }
 
   /** Ends a pending request once it produced a code or was cancelled. */
   completeAuthorizationRequest(id: string): void {
-    this.#requests.delete(id);
+    this.#signIns.completeRequest(id);
   }
 
-  issueCode(input: Omit<AuthorizationCode, "code" | "expiresAt" | "used">): AuthorizationCode {
-    this.#prune();
-    const code = { ...input, code: randomSecret(24), expiresAt: this.#now() + CODE_TTL_MS, used: false };
-    this.#codes.set(code.code, code);
-    return code;
+  /** A one-time code; it takes the impersonation armed for this user and organization, if any. */
+  issueCode(input: CodeInput): AuthorizationCode {
+    return this.#signIns.issueCode(input, this.#impersonations.take(input.userId, input.organizationId));
   }
 
   /** Marks a code used on every presentation, so a code can never be tried twice. */
-  redeemCode(code: string): Result<AuthorizationCode, "unknown" | "used" | "expired"> {
-    const found = this.#codes.get(code);
-    if (!found) return { ok: false, reason: "unknown" };
-    if (found.used) return { ok: false, reason: "used" };
-    found.used = true;
-    if (found.expiresAt <= this.#now()) return { ok: false, reason: "expired" };
-    return { ok: true, value: { ...found } };
+  redeemCode(code: string): Result<AuthorizationCode, RedeemRefusal> {
+    return this.#signIns.redeem(code);
+  }
+
+  // ── impersonations ─────────────────────────────────────────────────────────
+  /**
+   * Arms an impersonation: the next code for `userId` (into `organizationId` when given) signs in
+   * with `impersonator`. Re-arming replaces the previous one.
+   */
+  armImpersonation(
+    userId: string,
+    impersonator: Impersonator,
+    organizationId: string | null,
+  ): Result<PendingImpersonation, "unknown_user" | "not_a_member"> {
+    if (!this.#users.has(userId)) return { ok: false, reason: "unknown_user" };
+    if (organizationId !== null && !this.membership(userId, organizationId)) {
+      return { ok: false, reason: "not_a_member" };
+    }
+    return {
+      ok: true,
+      value: this.#impersonations.arm({ userId, impersonator, organizationId, createdAt: this.#now() }),
+    };
+  }
+  cancelImpersonation(userId: string): PendingImpersonation | null {
+    return this.#impersonations.cancel(userId);
+  }
+  pendingImpersonation(userId: string): PendingImpersonation | null {
+    return this.#impersonations.get(userId);
+  }
+  pendingImpersonations(): PendingImpersonation[] {
+    return this.#impersonations.list();
   }
 
   // ── sessions and refresh tokens ───────────────────────────────────────────
-  createSession(userId: string, organizationId: string | null): { session: ProviderSession; refreshToken: string } {
+  /** A session for a redeemed code; without `grant` it authenticated now and is not impersonated. */
+  createSession(
+    userId: string,
+    organizationId: string | null,
+    grant: { authTime?: number; impersonator?: Impersonator | null } = {},
+  ): { session: ProviderSession; refreshToken: string } {
     const now = this.#now();
     const session: ProviderSession = {
       id: `session_${ulid(now)}`,
       userId,
       organizationId,
+      authTime: grant.authTime ?? now,
+      impersonator: grant.impersonator ?? null,
       createdAt: now,
       endedAt: null,
       endReason: null,
@@ -290,22 +314,22 @@ export class IdpStore {
     const user = this.#users.get(userId);
     if (user) user.lastSignInAt = new Date(now).toISOString();
     this.#emit({ type: "session.created", session: { ...session } });
-    return { session: { ...session }, refreshToken: this.#mintRefreshToken(session.id) };
+    return { session: { ...session }, refreshToken: this.#refreshTokens.mint(session.id) };
   }
 
   /**
    * Exchanges a refresh token for a new one (the old one is spent even if the exchange fails
-   * later), optionally switching the session to another organization the user belongs to.
+   * later), optionally switching the session to another organization the user belongs to. Every
+   * call is counted (`tokenStats`), reuse of a spent token separately. The session keeps its
+   * `authTime` and impersonator: a refresh is not an authentication.
    */
   rotateRefreshToken(
     token: string,
     switchTo: string | null,
   ): Result<{ session: ProviderSession; refreshToken: string }, "unknown" | "used" | "session_ended" | "not_a_member"> {
-    const entry = this.#refreshTokens.get(token);
-    if (!entry) return { ok: false, reason: "unknown" };
-    if (entry.used) return { ok: false, reason: "used" };
-    entry.used = true;
-    const session = this.#sessions.get(entry.sessionId);
+    const spent = this.#refreshTokens.spend(token);
+    if (!spent.ok) return spent;
+    const session = this.#sessions.get(spent.sessionId);
     if (!session || session.endedAt !== null || !this.#users.has(session.userId)) {
       return { ok: false, reason: "session_ended" };
     }
@@ -313,7 +337,13 @@ export class IdpStore {
       if (!this.membership(session.userId, switchTo)) return { ok: false, reason: "not_a_member" };
       session.organizationId = switchTo;
     }
-    return { ok: true, value: { session: { ...session }, refreshToken: this.#mintRefreshToken(session.id) } };
+    this.#refreshTokens.recordRotation(session.id);
+    return { ok: true, value: { session: { ...session }, refreshToken: this.#refreshTokens.mint(session.id) } };
+  }
+
+  /** Every refresh-token grant and refused reuse since the last reset, in total and per session. */
+  tokenStats(): RefreshStats {
+    return this.#refreshTokens.stats();
   }
 
   session(id: string): ProviderSession | null {
@@ -339,20 +369,7 @@ export class IdpStore {
     return { ...session };
   }
 
-  #mintRefreshToken(sessionId: string): string {
-    const token = randomSecret(32);
-    this.#refreshTokens.set(token, { sessionId, used: false });
-    return token;
-  }
-
   #emit(event: StoreEvent): void {
     for (const listener of this.#listeners) listener(event);
-  }
-
-  /** Drops expired requests and codes so a long-running server does not grow without bound. */
-  #prune(): void {
-    const now = this.#now();
-    for (const [id, r] of this.#requests) if (r.expiresAt <= now) this.#requests.delete(id);
-    for (const [code, c] of this.#codes) if (c.expiresAt <= now) this.#codes.delete(code);
   }
 }

@@ -134,3 +134,92 @@ describe("DefaultIdentityClient with the real SDK against the local provider", (
     expect(await callback.text()).toContain("misconfigured");
   });
 });
+
+describe("DefaultIdentityClient: step-up, impersonation and refresh against the local provider", () => {
+  const VERIFIER = "v".repeat(43);
+  const OPERATOR = { email: "support@acme.test", reason: "Ticket 42" };
+
+  beforeEach(async () => {
+    const res = await local("reset", {});
+    if (!res.ok) throw new Error(`local provider reset failed: ${res.status}`);
+    await res.text();
+  });
+
+  /** A code minted by the provider (no PKCE: the client secret authenticates the exchange). */
+  async function mintedCode(body: Record<string, unknown> = {}): Promise<string> {
+    const res = await local("codes", { user_id: ADA, ...body });
+    if (res.status !== 201) throw new Error(`code refused: ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { code: string }).code;
+  }
+
+  async function signIn(body: Record<string, unknown> = {}) {
+    return client().authenticateWithCode({ code: await mintedCode(body), codeVerifier: VERIFIER });
+  }
+
+  it("passes prompt and maxAge through the real SDK; the provider's page asks to sign in again", async () => {
+    const request = { redirectUri: REDIRECT_URL, state: "s", codeChallenge: "c".repeat(43) };
+    const url = new URL(client().getAuthorizationUrl({ ...request, prompt: "login", maxAge: 300 }));
+    expect(url.searchParams.get("prompt")).toBe("login");
+    expect(url.searchParams.get("max_age")).toBe("300");
+    const page = await fetch(url, { redirect: "manual" });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("Sign in again to continue");
+    expect(html).toContain("prompt=login, max_age=300s");
+    const plain = new URL(client().getAuthorizationUrl(request));
+    expect(plain.searchParams.has("prompt") || plain.searchParams.has("max_age")).toBe(false);
+    expect(() => client().getAuthorizationUrl({ ...request, maxAge: -1 })).toThrowError(TypeError);
+  });
+
+  it("returns the provider's tokens and authenticatedAt from the access token's auth_time", async () => {
+    const authTime = Math.floor(Date.now() / 1000) - 3600;
+    const auth = await signIn({ auth_time: authTime });
+    expect(auth.authenticatedAt).toBe(authTime * 1000);
+    expect(auth.accessToken).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(auth.refreshToken).toBeTruthy();
+    expect(auth.impersonator).toBeUndefined();
+  });
+
+  it("returns the impersonator the provider answers with", async () => {
+    const armed = await local("impersonations", {
+      user_id: ADA,
+      impersonator_email: OPERATOR.email,
+      reason: OPERATOR.reason,
+    });
+    expect(armed.status).toBe(201);
+    await armed.text();
+    const auth = await signIn();
+    expect(auth.impersonator).toEqual(OPERATOR);
+    expect(auth.user.id).toBe(ADA);
+  });
+
+  it("refreshTokens rotates; a second use of the old token is provider_error, and the provider saw one reuse", async () => {
+    const auth = await signIn();
+    const refreshed = await client().refreshTokens({ refreshToken: auth.refreshToken! });
+    expect(refreshed.refreshToken).not.toBe(auth.refreshToken);
+    expect(refreshed.accessToken).not.toBe(auth.accessToken);
+    expect(refreshed.accessTokenExpiresAt).toBeGreaterThan(Date.now());
+    expect(refreshed.accessTokenExpiresAt % 1000).toBe(0);
+
+    const reuse = await client()
+      .refreshTokens({ refreshToken: auth.refreshToken! })
+      .catch((e: unknown) => e);
+    expect(reuse).toMatchObject({ code: "provider_error", status: 400 });
+    const stats = (await (await local("token-stats")).json()) as {
+      by_session: Record<string, { refresh_calls: number; rotated: number; refused_reuse: number }>;
+    };
+    expect(stats.by_session[auth.user.providerSessionId!]).toEqual({ refresh_calls: 2, rotated: 1, refused_reuse: 1 });
+    expect((await client().refreshTokens({ refreshToken: refreshed.refreshToken })).refreshToken).toBeTruthy();
+  });
+
+  it("sends a refresh once: a provider 5xx is provider_unavailable without an SDK retry, the token still good", async () => {
+    const auth = await signIn();
+    await (await local("faults", { endpoint: "authenticate", status: 502, count: 1 })).text();
+    const failed = await client()
+      .refreshTokens({ refreshToken: auth.refreshToken! })
+      .catch((e: unknown) => e);
+    // With the SDK's retry, the second attempt would have succeeded.
+    expect(failed).toMatchObject({ code: "provider_unavailable", status: 502 });
+    expect((await client().refreshTokens({ refreshToken: auth.refreshToken! })).refreshToken).toBeTruthy();
+  });
+});

@@ -142,6 +142,8 @@ describe("state controls", () => {
         organization_id: ACME_ID,
         status: "active",
         created_at: expect.any(String),
+        auth_time: decodeJwt(ada.accessToken).auth_time,
+        impersonator: null,
       },
     ]);
     await resetIdp(idp);

@@ -20,13 +20,21 @@ export {
   type DefaultIdentityClientOptions,
   type IdentityEnv,
 } from "./identity/default-identity-client";
-export { type FakeFailure, FakeIdentityClient, type FakeLogin } from "./identity/fake-identity-client";
+export {
+  type FakeCodeOptions,
+  type FakeFailure,
+  FakeIdentityClient,
+  type FakeLogin,
+} from "./identity/fake-identity-client";
 export {
   type AuthorizationRequest,
   type CodeExchange,
   type IdentityAuthentication,
   type IdentityClient,
   IdentityClientToken,
+  type Impersonator,
+  type RefreshedTokens,
+  type TokenRefresh,
 } from "./identity/identity-client";
 export { AuthMiddleware, type AuthMiddlewareOptions, type SessionResolver } from "./middleware/auth";
 export { currentOrganizationSlug, currentSession, currentUser } from "./middleware/context";

@@ -4,11 +4,14 @@
  * v11 (AuthKit). Reads IDENTITY_API_KEY and IDENTITY_CLIENT_ID; optional
  * IDENTITY_API_HOSTNAME / IDENTITY_API_PORT / IDENTITY_API_HTTPS point the SDK
  * at another host (the local identity provider in development and tests).
- * It never logs tokens or credentials.
+ * It forwards step-up (`prompt`, `maxAge`), reads `auth_time` and the
+ * impersonator, and refreshes tokens without SDK retries (a retried refresh
+ * would send a spent token again). It never logs tokens or credentials.
  */
 import type { WorkOS } from "@workos-inc/node";
 import { decodeJwt } from "jose";
 import { withDeadline } from "../../../client-sdk/core/deadline";
+import { parseJwtExpiry } from "../cookies";
 import { AuthError } from "../errors";
 import type { OrganizationMembership } from "../types";
 import {
@@ -16,6 +19,8 @@ import {
   type CodeExchange,
   type IdentityAuthentication,
   type IdentityClient,
+  type RefreshedTokens,
+  type TokenRefresh,
   toProviderError,
 } from "./identity-client";
 import { createWorkOS } from "./workos";
@@ -35,6 +40,9 @@ export interface DefaultIdentityClientOptions {
 
 export class DefaultIdentityClient implements IdentityClient {
   readonly #workos: WorkOS;
+  /** The same credentials without SDK retries, for refreshes (built on first use). */
+  #refresher: WorkOS | null = null;
+  readonly #env: IdentityEnv;
   readonly #clientId: string;
   readonly #timeoutMs: number;
 
@@ -46,6 +54,7 @@ export class DefaultIdentityClient implements IdentityClient {
         message: `DefaultIdentityClient needs ${missing.join(" and ")} (set them with \`wrangler secret put\` or in .dev.vars)`,
       });
     }
+    this.#env = env;
     this.#clientId = env.IDENTITY_CLIENT_ID!;
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#workos = createWorkOS(env, {
@@ -64,6 +73,8 @@ export class DefaultIdentityClient implements IdentityClient {
       codeChallenge: request.codeChallenge,
       codeChallengeMethod: "S256",
       ...(request.organizationId ? { organizationId: request.organizationId } : {}),
+      ...(request.prompt ? { prompt: request.prompt } : {}),
+      ...(request.maxAge !== undefined ? { maxAge: checkedMaxAge(request.maxAge) } : {}),
     });
   }
 
@@ -78,7 +89,7 @@ export class DefaultIdentityClient implements IdentityClient {
         }),
       );
       const memberships = await this.#bounded(this.#memberships(auth.user.id));
-      const providerSessionId = sessionIdOf(auth.accessToken);
+      const { providerSessionId, authenticatedAt } = accessTokenFacts(auth.accessToken);
       return {
         user: {
           id: auth.user.id,
@@ -89,9 +100,46 @@ export class DefaultIdentityClient implements IdentityClient {
           ...(providerSessionId ? { providerSessionId } : {}),
         },
         ...(auth.organizationId ? { organizationId: auth.organizationId } : {}),
+        accessToken: auth.accessToken,
+        refreshToken: auth.refreshToken,
+        ...(authenticatedAt !== undefined ? { authenticatedAt } : {}),
+        ...(auth.impersonator
+          ? { impersonator: { email: auth.impersonator.email, reason: auth.impersonator.reason ?? null } }
+          : {}),
       };
     } catch (err) {
       throw toProviderError(err, "complete the sign-in");
+    }
+  }
+
+  /**
+   * One refresh-token grant, sent once: no SDK retry, since the provider may have spent the token
+   * before a 5xx or a dropped connection. Expiry is the new access token's `exp` (0 when it has
+   * none: treat it as expired, the rotated refresh token is still returned).
+   */
+  async refreshTokens(request: TokenRefresh): Promise<RefreshedTokens> {
+    try {
+      this.#refresher ??= createWorkOS(this.#env, {
+        apiKey: this.#env.IDENTITY_API_KEY!,
+        clientId: this.#clientId,
+        timeoutMs: this.#timeoutMs,
+        maxRetries: 0,
+      });
+      const auth = await this.#bounded(
+        this.#refresher.userManagement.authenticateWithRefreshToken({
+          clientId: this.#clientId,
+          refreshToken: request.refreshToken,
+          ...(request.organizationId ? { organizationId: request.organizationId } : {}),
+        }),
+      );
+      const exp = parseJwtExpiry(auth.accessToken);
+      return {
+        accessToken: auth.accessToken,
+        refreshToken: auth.refreshToken,
+        accessTokenExpiresAt: exp === null ? 0 : exp * 1000,
+      };
+    } catch (err) {
+      throw toProviderError(err, "refresh the session");
     }
   }
 
@@ -138,14 +186,28 @@ class ProviderTimeout extends Error {
   }
 }
 
-/** The WorkOS session id is the access token's `sid` claim. */
-function sessionIdOf(accessToken: string): string | undefined {
+/**
+ * What Gatehouse reads from an AuthKit access token (unverified: it came straight from the provider
+ * over TLS): the WorkOS session id (`sid`) and the last active authentication (`auth_time`, seconds → ms).
+ */
+function accessTokenFacts(accessToken: string): { providerSessionId?: string; authenticatedAt?: number } {
   try {
-    const { sid } = decodeJwt(accessToken);
-    return typeof sid === "string" ? sid : undefined;
+    const { sid, auth_time: authTime } = decodeJwt(accessToken);
+    return {
+      ...(typeof sid === "string" ? { providerSessionId: sid } : {}),
+      ...(typeof authTime === "number" && Number.isFinite(authTime) ? { authenticatedAt: authTime * 1000 } : {}),
+    };
   } catch {
-    return undefined;
+    return {};
   }
+}
+
+/** `max_age` must be whole seconds, 0 or more: a bad value would silently skip the step-up. */
+function checkedMaxAge(maxAge: number): number {
+  if (!Number.isSafeInteger(maxAge) || maxAge < 0) {
+    throw new TypeError(`maxAge must be a whole number of seconds >= 0, got ${maxAge}`);
+  }
+  return maxAge;
 }
 
 export function slugify(name: string): string {

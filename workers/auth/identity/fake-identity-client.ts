@@ -4,18 +4,43 @@
  * synthetic users and tokens"). Any code it did not issue exchanges to a
  * synthetic user derived from the code, with access and refresh tokens;
  * explicitly added users and issued codes work as issued (one-time, PKCE
- * checked). No HTTP at all. Because it signs anyone in, `AuthServiceProvider`
- * refuses it unless the redirect URL is on loopback, or it was built with
- * `synthetic: false` (only issued codes sign in).
+ * checked, optionally impersonated or authenticated long ago). Refresh tokens
+ * rotate and work once; every refresh is recorded in `refreshCalls`. No HTTP
+ * at all. Because it signs anyone in, `AuthServiceProvider` refuses it unless
+ * the redirect URL is on loopback, or it was built with `synthetic: false`
+ * (only issued codes sign in).
  */
 import { base64url, sha256Base64url, sha256Hex } from "../crypto";
 import { AuthError } from "../errors";
 import type { IdentityUser } from "../types";
-import type { AuthorizationRequest, CodeExchange, IdentityAuthentication, IdentityClient } from "./identity-client";
+import type {
+  AuthorizationRequest,
+  CodeExchange,
+  IdentityAuthentication,
+  IdentityClient,
+  Impersonator,
+  RefreshedTokens,
+  TokenRefresh,
+} from "./identity-client";
 
 export interface FakeLogin {
   user: IdentityUser;
   organizationId?: string;
+  /** When the person authenticated (ms). Default: when the code was issued (a synthetic code: exchanged). */
+  authenticatedAt?: number;
+  /** Makes the login an impersonation: the answer carries it, the access token an `act` claim. */
+  impersonator?: Impersonator;
+}
+
+/** What `issueCode` may say about the sign-in besides the user. */
+export interface FakeCodeOptions {
+  organizationId?: string;
+  /** The flow's PKCE challenge, to have the verifier checked at the exchange. */
+  codeChallenge?: string;
+  /** When the person authenticated (ms), e.g. long ago to exercise step-up. Default: now. */
+  authenticatedAt?: number;
+  /** Signs in as the user on behalf of this operator. */
+  impersonator?: Impersonator;
 }
 
 export type FakeFailure = "provider_error" | "provider_unavailable";
@@ -44,7 +69,12 @@ export class FakeIdentityClient implements IdentityClient {
   readonly #users = new Map<string, IdentityUser>();
   readonly revoked: string[] = [];
   readonly authorizations: AuthorizationRequest[] = [];
+  /** Every `refreshTokens` call, in order (refused ones too): a test can prove one refresh, never a reuse. */
+  readonly refreshCalls: TokenRefresh[] = [];
+  /** refresh token → the login it continues, and whether it was already exchanged (single use). */
+  readonly #refreshTokens = new Map<string, { login: FakeLogin; used: boolean }>();
   #nextFailure: FakeFailure | null = null;
+  #nextRefreshFailure: FakeFailure | null = null;
   #counter = 0;
 
   constructor(options: FakeIdentityClientOptions = {}) {
@@ -66,11 +96,17 @@ export class FakeIdentityClient implements IdentityClient {
     return this;
   }
 
+  /** Makes the next `refreshTokens` fail the way a provider would; the token sent stays unspent. */
+  failNextRefresh(failure: FakeFailure): this {
+    this.#nextRefreshFailure = failure;
+    return this;
+  }
+
   /**
    * Issues a one-time code for a known user, as the hosted page would after
    * the person signs in. Pass the flow's code challenge to have PKCE checked.
    */
-  issueCode(userId: string, options: { organizationId?: string; codeChallenge?: string } = {}): string {
+  issueCode(userId: string, options: FakeCodeOptions = {}): string {
     const user = this.#users.get(userId);
     if (!user) throw new Error(`FakeIdentityClient: unknown user ${userId}`);
     const code = `fake_code_${++this.#counter}_${crypto.randomUUID()}`;
@@ -79,6 +115,8 @@ export class FakeIdentityClient implements IdentityClient {
       login: {
         user: { ...user, providerSessionId },
         ...(options.organizationId ? { organizationId: options.organizationId } : {}),
+        authenticatedAt: options.authenticatedAt ?? this.#clock(),
+        ...(options.impersonator ? { impersonator: { ...options.impersonator } } : {}),
       },
       ...(options.codeChallenge ? { codeChallenge: options.codeChallenge } : {}),
     });
@@ -93,6 +131,8 @@ export class FakeIdentityClient implements IdentityClient {
     url.searchParams.set("code_challenge", request.codeChallenge);
     url.searchParams.set("code_challenge_method", "S256");
     if (request.organizationId) url.searchParams.set("organization_id", request.organizationId);
+    if (request.prompt) url.searchParams.set("prompt", request.prompt);
+    if (request.maxAge !== undefined) url.searchParams.set("max_age", String(request.maxAge));
     return url.toString();
   }
 
@@ -138,18 +178,78 @@ export class FakeIdentityClient implements IdentityClient {
 
   /** The login with JWT-shaped access and refresh tokens (unsigned: nothing verifies them). */
   #withTokens(login: FakeLogin): IdentityAuthentication {
-    const now = Math.floor(this.#clock() / 1000);
-    const encode = (value: object) => base64url(new TextEncoder().encode(JSON.stringify(value)));
-    const token = (claims: object) => `${encode({ alg: "none", typ: "JWT" })}.${encode(claims)}.fake`;
-    const sid = login.user.providerSessionId;
-    return {
-      ...login,
-      accessToken: token({ sub: login.user.id, sid, iat: now, exp: now + this.#accessTokenTtl }),
-      refreshToken: token({ sub: login.user.id, sid, iat: now, typ: "refresh" }),
-    };
+    const settled: FakeLogin = { ...login, authenticatedAt: login.authenticatedAt ?? this.#clock() };
+    const { accessToken } = this.#accessToken(settled);
+    return { ...settled, accessToken, refreshToken: this.#mintRefreshToken(settled) };
+  }
+
+  /**
+   * Rotates a refresh token it issued: the one sent is spent, a new pair comes back. A spent,
+   * unknown or revoked-session token is refused (`provider_error` 400), as is an organization the
+   * user is not in (when the user has memberships). The login keeps its `authenticatedAt` and impersonator.
+   */
+  async refreshTokens(request: TokenRefresh): Promise<RefreshedTokens> {
+    this.refreshCalls.push({ ...request });
+    const failure = this.#nextRefreshFailure;
+    this.#nextRefreshFailure = null;
+    if (failure === "provider_unavailable") {
+      throw new AuthError("provider_unavailable", { status: 502, message: "The identity provider is unavailable" });
+    }
+    const entry = failure === null ? this.#refreshTokens.get(request.refreshToken) : undefined;
+    if (!entry || entry.used) throw refused("The refresh token was rejected");
+    entry.used = true;
+    const { user } = entry.login;
+    if (user.providerSessionId && this.revoked.includes(user.providerSessionId)) {
+      throw refused("The session has ended");
+    }
+    const organizationId = request.organizationId ?? entry.login.organizationId;
+    if (
+      organizationId !== undefined &&
+      user.memberships.length > 0 &&
+      !user.memberships.some((m) => m.organizationId === organizationId)
+    ) {
+      throw refused("The user is not a member of that organization");
+    }
+    const login: FakeLogin = { ...entry.login, ...(organizationId !== undefined ? { organizationId } : {}) };
+    const { accessToken, exp } = this.#accessToken(login);
+    return { accessToken, refreshToken: this.#mintRefreshToken(login), accessTokenExpiresAt: exp * 1000 };
   }
 
   async revokeSession(providerSessionId: string): Promise<void> {
     this.revoked.push(providerSessionId);
   }
+
+  /** Claims like AuthKit's: `sid`, `org_id`, `auth_time` (seconds), `act` when impersonated. */
+  #accessToken(login: FakeLogin): { accessToken: string; exp: number } {
+    const now = Math.floor(this.#clock() / 1000);
+    const exp = now + this.#accessTokenTtl;
+    const claims = {
+      sub: login.user.id,
+      sid: login.user.providerSessionId,
+      ...(login.organizationId ? { org_id: login.organizationId } : {}),
+      ...(login.authenticatedAt !== undefined ? { auth_time: Math.floor(login.authenticatedAt / 1000) } : {}),
+      ...(login.impersonator ? { act: { sub: login.impersonator.email } } : {}),
+      iat: now,
+      exp,
+    };
+    return { accessToken: fakeJwt(claims), exp };
+  }
+
+  #mintRefreshToken(login: FakeLogin): string {
+    const now = Math.floor(this.#clock() / 1000);
+    const jti = `${++this.#counter}_${crypto.randomUUID()}`;
+    const token = fakeJwt({ sub: login.user.id, sid: login.user.providerSessionId, iat: now, typ: "refresh", jti });
+    this.#refreshTokens.set(token, { login, used: false });
+    return token;
+  }
+}
+
+/** An unsigned JWT-shaped token (`alg: none`): `parseJwtExpiry` and `decodeJwt` read it, nothing verifies it. */
+function fakeJwt(claims: object): string {
+  const encode = (value: object) => base64url(new TextEncoder().encode(JSON.stringify(value)));
+  return `${encode({ alg: "none", typ: "JWT" })}.${encode(claims)}.fake`;
+}
+
+function refused(message: string): AuthError {
+  return new AuthError("provider_error", { status: 400, message });
 }

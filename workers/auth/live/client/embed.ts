@@ -24,6 +24,7 @@ interface Page {
   ) => { postMessage(message: unknown): void; onmessage: ((event: { data: unknown }) => void) | null };
   fetch(url: string, init: Record<string, unknown>): Promise<{ ok: boolean; status: number; json(): Promise<unknown> }>;
   setTimeout(callback: () => void, ms: number): unknown;
+  addEventListener(type: "beforeunload", listener: () => void): void;
   readonly WebSocket: new (
     url: string,
   ) => {
@@ -39,6 +40,7 @@ interface Page {
 const CLOSE_SESSION_REVOKED = 4001;
 const CLOSE_SESSION_INACTIVE = 4003;
 const MAX_BACKOFF_MS = 30_000;
+const NAVIGATION_GRACE_MS = 3_000;
 
 type Message = { type: string; [key: string]: unknown };
 
@@ -53,6 +55,11 @@ function start(page: Page): void {
   const bus = Bus ? new Bus(name) : null;
   let pageTicket = data.ticket ?? null;
   let leaving = false;
+  // This tab is navigating away already (e.g. its own sign-out form): its own navigation wins.
+  let navigating = false;
+  page.addEventListener("beforeunload", () => {
+    navigating = true;
+  });
 
   const leave = () => {
     if (leaving) return;
@@ -63,7 +70,8 @@ function start(page: Page): void {
   };
 
   const handle = (message: Message) => {
-    if (message.type === "session.revoked") leave();
+    // If the navigation under way does not unload this page after all (a download), leave then.
+    if (message.type === "session.revoked") navigating ? page.setTimeout(leave, NAVIGATION_GRACE_MS) : leave();
     else if (message.type === "session.updated" && !leaving) page.location.reload();
   };
 
@@ -140,7 +148,7 @@ function start(page: Page): void {
       const ticket = await nextTicket();
       if (ticket === "gone") {
         bus?.postMessage({ type: "session.revoked" });
-        return leave();
+        return handle({ type: "session.revoked" });
       }
       if (ticket === "none") return; // the lock goes to the next tab, which has a ticket of its own
       if (ticket !== "retry") {
@@ -148,7 +156,7 @@ function start(page: Page): void {
         const outcome = await connect(ticket);
         if (outcome === "revoked") {
           bus?.postMessage({ type: "session.revoked" });
-          return leave();
+          return handle({ type: "session.revoked" });
         }
         // A socket that lived a while closed for a passing reason (a deploy, the network): start over.
         if (Date.now() - opened > 10_000) failures = 0;
