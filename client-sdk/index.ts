@@ -9,6 +9,7 @@
 
 // Service-binding client of the auth worker, for consuming workers
 export {
+  type AccessTokenResult,
   type AppUser,
   type AuthService,
   type AuthServiceBinding,

@@ -11,6 +11,7 @@ import { withDeadline } from "../core/deadline";
 import type { RateLimitDecision } from "../rate-limit";
 import { AuthServiceError, toAuthServiceError } from "./errors";
 import {
+  isAccessTokenResult,
   isAppUser,
   isDeviceList,
   isLiveTicket,
@@ -23,6 +24,7 @@ import {
   isTimelinePage,
 } from "./shape";
 import type {
+  AccessTokenResult,
   AppUser,
   AuthService,
   AuthServiceBinding,
@@ -64,6 +66,7 @@ type RemoteMethod =
   | "organizationPolicy"
   | "setOrganizationPolicy"
   | "liveTicket"
+  | "accessToken"
   | "checkRateLimit";
 type Remote = Pick<AuthService, RemoteMethod>;
 
@@ -117,6 +120,17 @@ export class AuthServiceClient implements ServiceSessionResolver {
   async liveTicket(source: CookieSource): Promise<LiveTicket | null> {
     const cookie = cookieHeaderOf(source, "liveTicket");
     return cookie ? this.#checked("liveTicket", [cookie], orNull(isLiveTicket)) : null;
+  }
+
+  /**
+   * A fresh access token of the identity provider for this request's session (to call its APIs, or
+   * yours that trust it): refreshed one at a time in the user's session object, so many tabs and
+   * workers asking at once never spend a refresh token twice. `{ ok: false, reason }` without one.
+   */
+  async getAccessToken(source: CookieSource): Promise<AccessTokenResult> {
+    const cookie = cookieHeaderOf(source, "accessToken");
+    if (!cookie) return { ok: false, reason: "unauthenticated" };
+    return this.#checked("accessToken", [cookie], isAccessTokenResult);
   }
 
   /** Every live session of a user. */

@@ -26,6 +26,7 @@ export {
 } from "./logout";
 export { loginUrlFor, ServiceAuthMiddleware, type ServiceAuthMiddlewareOptions } from "./middleware";
 export type {
+  AccessTokenResult,
   AppUser,
   AuthService,
   AuthServiceBinding,

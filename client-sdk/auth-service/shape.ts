@@ -6,6 +6,7 @@
  * Checks only what callers rely on; they never copy or rewrite the answer.
  */
 import type {
+  AccessTokenResult,
   AppUser,
   AuthServiceSession,
   KnownDevice,
@@ -117,4 +118,10 @@ export function isLiveTicket(value: unknown): value is LiveTicket {
     typeof value.signedOutUrl === "string" &&
     /^https?:\/\//.test(value.signedOutUrl)
   );
+}
+
+export function isAccessTokenResult(value: unknown): value is AccessTokenResult {
+  if (!isRecord(value)) return false;
+  if (value.ok === true) return typeof value.accessToken === "string" && typeof value.expiresAt === "number";
+  return value.ok === false && typeof value.reason === "string";
 }

@@ -7,6 +7,7 @@
 import type { AuthServiceApi, LiveTicket, RpcSession, SessionPolicy } from "../protocol";
 
 export type {
+  AccessTokenResult,
   AppUser,
   KnownDevice,
   LiveTicket,

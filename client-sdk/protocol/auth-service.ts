@@ -50,6 +50,11 @@ export interface AuthServiceApi {
    * channel, its script and the signed-out page are; null without an active session.
    */
   liveTicket(cookieHeader: string): Promise<LiveTicket | null>;
+  /**
+   * A fresh access token of the identity provider for this cookie's session (refreshed one at a
+   * time in the user's session object), or why there is none.
+   */
+  accessToken(cookieHeader: string): Promise<AccessTokenResult>;
   /** One fixed-window check on the auth worker's limiter (keys namespaced `rl:svc:`). */
   checkRateLimit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision>;
 }
@@ -68,3 +73,16 @@ export interface LiveTicket {
   scriptUrl: string;
   signedOutUrl: string;
 }
+
+/** A provider access token for a session, or why there is none (`reauthentication_required`: sign in again). */
+export type AccessTokenResult =
+  | { ok: true; accessToken: string; expiresAt: number }
+  | {
+      ok: false;
+      reason:
+        | "unauthenticated"
+        | "reauthentication_required"
+        | "no_provider_tokens"
+        | "refresh_unsupported"
+        | "provider_unavailable";
+    };

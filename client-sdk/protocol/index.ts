@@ -5,7 +5,7 @@
  * its key layout, what the session objects exchange, and the `AuthService` RPC
  * interface. Exported by name; nothing here imports an upper layer.
  */
-export type { AuthServiceApi, LiveTicket, RpcSession } from "./auth-service";
+export type { AccessTokenResult, AuthServiceApi, LiveTicket, RpcSession } from "./auth-service";
 export type {
   KnownDevice,
   OrganizationEpoch,

@@ -29,7 +29,8 @@ export type SecurityEventType =
   | "session.refused"
   | "membership.changed"
   | "ratelimit.lockout"
-  | "organization.sessions_ended";
+  | "organization.sessions_ended"
+  | "session.impersonated";
 
 /** One event of a user's timeline. `id` is stable (an idempotency key for webhook receivers). */
 export interface SecurityEvent {

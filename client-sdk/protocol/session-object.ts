@@ -47,6 +47,13 @@ export interface SessionMirror {
   policy?: SessionPolicy;
   /** Record the sign-in on the user's timeline (default true). */
   record?: boolean;
+  /**
+   * The provider's tokens from the sign-in: kept in the user's object only (never in KV or a
+   * cookie); the refresh token is spent by one refresh at a time (`UserSessions.accessToken`).
+   */
+  tokens?: { accessToken?: string; accessTokenExpiresAt?: number; refreshToken?: string };
+  /** Set when an operator signed in as this person: recorded on the timeline. */
+  impersonator?: { email: string; reason: string | null };
 }
 
 /** What the session object answers to a sign-in. */

@@ -33,6 +33,10 @@ export interface SessionRecord {
   absoluteExpiresAt: number;
   userAgent?: string;
   ip?: string;
+  /** When the person last actively authenticated (ms): step-up compares it with a maximum age. */
+  authenticatedAt?: number;
+  /** Set when an operator is signed in as this person (the provider's impersonation). */
+  impersonator?: { email: string; reason: string | null };
 }
 
 export function isSessionRecord(value: unknown): value is SessionRecord {
@@ -44,7 +48,12 @@ export function isSessionRecord(value: unknown): value is SessionRecord {
     typeof r.userId === "string" &&
     typeof r.idleExpiresAt === "number" &&
     typeof r.absoluteExpiresAt === "number" &&
-    Array.isArray(r.memberships)
+    Array.isArray(r.memberships) &&
+    (r.authenticatedAt === undefined || typeof r.authenticatedAt === "number") &&
+    (r.impersonator === undefined ||
+      (typeof r.impersonator === "object" &&
+        r.impersonator !== null &&
+        typeof (r.impersonator as { email?: unknown }).email === "string"))
   );
 }
 

@@ -40,6 +40,7 @@ import type { Membership } from "./memberships";
 import { CLOSE_SESSION_INACTIVE, encodeMessage } from "./messages";
 import { type Destinations, deliverDue, enqueueDeliveries, nextDelivery } from "./outbox";
 import { applyProviderEvent, purgeProviderEventState } from "./provider-events";
+import { type AccessTokenAnswer, ProviderTokens, type TokenRefresher } from "./provider-tokens";
 import { pruneReceipts, readReceipt, storeReceipt } from "./receipts";
 import { commitRevocation, drainKvDeletes, pendingKvDeletes, sessionIds, toInfo } from "./revocation";
 import { RewriteQueue, rewriteLimit } from "./rewrites";
@@ -72,6 +73,12 @@ export interface UserSessionsEnv {
 
 export { CONTINUATION_GUARD_MS } from "./alarms";
 export { RECORD_HEADER, SESSION_HEADER, TICKET_HEADER } from "./live";
+export {
+  ACCESS_TOKEN_SKEW_MS,
+  type AccessTokenAnswer,
+  type RefreshTokens,
+  type TokenRefresher,
+} from "./provider-tokens";
 export { receiptOwner } from "./receipts";
 export { TICKET_TTL_MS } from "./tickets";
 
@@ -97,9 +104,12 @@ export class UserSessions extends Server<ServerEnv> {
   static securityEventsQueue = "SECURITY_EVENTS";
   /** How long timeline events, known devices and receipts are kept (default 90 days). */
   static retentionMs = DEFAULT_RETENTION_MS;
+  /** Renews the identity provider's tokens (`createAuthWorker` sets it from the identity client); null: cannot. */
+  static refreshTokens: TokenRefresher | null = null;
 
   readonly #batch: number;
   readonly #rewriteBatch: number;
+  readonly #tokens: ProviderTokens;
   readonly #rewrites: RewriteQueue;
   /** Set when the last KV drain had failures, so the retry alarm backs off. */
   #drainFailed = false;
@@ -120,6 +130,7 @@ export class UserSessions extends Server<ServerEnv> {
     const rewriteBatch = Number(env.GATEHOUSE_REWRITE_BATCH ?? DEFAULT_REWRITE_BATCH);
     this.#rewriteBatch =
       Number.isInteger(rewriteBatch) && rewriteBatch > 0 && rewriteBatch <= 900 ? rewriteBatch : DEFAULT_REWRITE_BATCH;
+    this.#tokens = new ProviderTokens(ctx.storage.sql, () => settings.refreshTokens, env);
     this.#rewrites = new RewriteQueue({
       sql: ctx.storage.sql,
       kv: this.#kv,
@@ -179,8 +190,9 @@ export class UserSessions extends Server<ServerEnv> {
     }
     const key = deviceKey(session.deviceClass, session.location);
     sql.exec(
-      `INSERT OR REPLACE INTO sessions (id, created_at, last_seen_at, expires_at, absolute_expires_at, organization_id, user_agent, ip, provider_session_id, device, device_key, location)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR REPLACE INTO sessions (id, created_at, last_seen_at, expires_at, absolute_expires_at, organization_id, user_agent, ip, provider_session_id, device, device_key, location,
+         access_token, access_expires_at, refresh_token, refresh_pending, impersonator)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)`,
       session.id,
       session.createdAt,
       session.lastSeenAt,
@@ -193,6 +205,10 @@ export class UserSessions extends Server<ServerEnv> {
       session.device ?? null,
       key,
       session.location ? JSON.stringify(session.location) : null,
+      session.tokens?.accessToken ?? null,
+      session.tokens?.accessTokenExpiresAt ?? null,
+      session.tokens?.refreshToken ?? null,
+      session.impersonator ? JSON.stringify(session.impersonator) : null,
     );
     const newDevice = noteDevice(
       sql,
@@ -225,6 +241,23 @@ export class UserSessions extends Server<ServerEnv> {
           { ...where, type: "session.new_device", at: now, dedupe: `newdevice:${session.id}`, detail: {} },
           false,
         );
+    }
+    // Who signed in as this person is recorded whatever the timeline options say.
+    if (session.impersonator) {
+      this.#record(
+        {
+          sessionId: session.id,
+          device: session.device ?? null,
+          ip: session.ip ?? null,
+          location: session.location ?? null,
+          type: "session.impersonated",
+          at: now,
+          dedupe: `impersonated:${session.id}`,
+          actor: { kind: "admin", label: session.impersonator.email.slice(0, 64) },
+          detail: { impersonator: session.impersonator.email, reason: session.impersonator.reason },
+        },
+        false,
+      );
     }
     // Its memberships may predate a provider change applied moments ago: re-apply those.
     this.#rewrites.catchUp(session.id, objectNow());
@@ -529,6 +562,15 @@ export class UserSessions extends Server<ServerEnv> {
   ): Promise<void> {
     if (connection.state?.pending === true) return this.#redeem(connection, message);
     if (message === "ping") connection.send(encodeMessage({ type: "pong", at: new Date() }));
+  }
+
+  /**
+   * A fresh access token of the identity provider for an active session: the cached one while it
+   * has a minute left, else one refresh at a time (concurrent callers share it; see provider-tokens.ts).
+   */
+  async accessToken(sessionId: string): Promise<AccessTokenAnswer> {
+    if (!this.isActive(sessionId)) return { ok: false, reason: "session_inactive" };
+    return this.#tokens.accessToken(sessionId, objectNow());
   }
 
   /**

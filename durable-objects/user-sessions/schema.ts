@@ -103,6 +103,12 @@ const ADDED_COLUMNS: readonly [table: string, column: string, type: string][] = 
   ["sessions", "device_key", "TEXT"],
   ["sessions", "location", "TEXT"],
   ["sessions", "new_device", "INTEGER"],
+  // The provider's tokens (provider-tokens.ts) and an impersonator (JSON), issue 18.
+  ["sessions", "access_token", "TEXT"],
+  ["sessions", "access_expires_at", "INTEGER"],
+  ["sessions", "refresh_token", "TEXT"],
+  ["sessions", "refresh_pending", "INTEGER"],
+  ["sessions", "impersonator", "TEXT"],
 ];
 
 /** Creates the tables and adds the columns later versions introduced. */

@@ -65,5 +65,11 @@ export type {
   SessionManagerOptions,
 } from "./session/config";
 export { KVSessionStore, type SessionRecord } from "./session/kv-session-store";
-export { type ResolvedSession, type SessionKV, SessionManager, type SessionMeta } from "./session/session-manager";
+export {
+  type ResolvedSession,
+  type SessionKV,
+  SessionManager,
+  type SessionMeta,
+  type SignInFacts,
+} from "./session/session-manager";
 export type { AppUser, IdentityUser, OrganizationMembership, OrgResolutionStrategy } from "./types";

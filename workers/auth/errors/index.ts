@@ -20,7 +20,12 @@ export type AuthErrorCode =
   | "session_limit_reached"
   | "unauthenticated"
   | "invalid_request"
-  | "service_unavailable";
+  | "service_unavailable"
+  | "reauthentication_required"
+  | "step_up_required"
+  | "impersonation_forbidden"
+  | "no_provider_tokens"
+  | "refresh_unsupported";
 
 export class AuthError extends GatehouseError<AuthErrorCode> {
   override name = "AuthError";

@@ -11,9 +11,12 @@
  * export { AuthService, RateLimiterDO, UserSessions } from "gatehouse-workers/worker";
  * ```
  */
+
+import { UserSessions } from "../../../durable-objects/user-sessions";
 import { type AuthWorkerEnv, authApplication, authSecurityHeaders } from "../app";
 import { authConfigVerdict, configureAuthWorker } from "../app/configured";
 import { unavailableResponse } from "../config";
+import { IdentityClientToken } from "../identity/identity-client";
 import type { AuthWorkerOptions } from "./options";
 
 /**
@@ -31,6 +34,11 @@ export interface AuthWorkerHandler {
  */
 export function createAuthWorker(options: AuthWorkerOptions = {}): AuthWorkerHandler {
   configureAuthWorker(options);
+  // The session objects refresh the provider's tokens with this worker's identity client.
+  UserSessions.refreshTokens = (env) => {
+    const client = authApplication(env as unknown as AuthWorkerEnv).container.resolve(IdentityClientToken);
+    return client.refreshTokens ? (request) => client.refreshTokens!(request) : null;
+  };
   return {
     async fetch(request, env, ctx) {
       if (!authConfigVerdict(env).ok) return authSecurityHeaders.applyTo(request, unavailableResponse(request));

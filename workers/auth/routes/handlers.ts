@@ -136,6 +136,14 @@ export async function handleCallback(
       auth.user,
       organizationId,
       sessionManager.requestMeta(request),
+      {
+        tokens: {
+          ...(auth.accessToken ? { accessToken: auth.accessToken } : {}),
+          ...(auth.refreshToken ? { refreshToken: auth.refreshToken } : {}),
+        },
+        ...(auth.authenticatedAt !== undefined ? { authenticatedAt: auth.authenticatedAt } : {}),
+        ...(auth.impersonator ? { impersonator: auth.impersonator } : {}),
+      },
     );
     const res = new Response(null, {
       status: 302,

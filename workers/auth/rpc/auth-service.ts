@@ -7,7 +7,7 @@
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { StatefulObjectClient } from "../../../client-sdk/bindings/durable-object";
-import type { AuthServiceApi, LiveTicket, RpcSession } from "../../../client-sdk/protocol";
+import type { AccessTokenResult, AuthServiceApi, LiveTicket, RpcSession } from "../../../client-sdk/protocol";
 import type {
   KnownDevice,
   RevocationActor,
@@ -19,6 +19,7 @@ import { DORateLimiter, type RateLimitDecision } from "../../../client-sdk/rate-
 import type { RevocationResult, SessionInfo } from "../../../durable-objects/user-sessions";
 import { type AuthWorkerEnv, authApplication } from "../app";
 import { assertAuthConfigured, authEnvOf } from "../app/configured";
+import { AuthError } from "../errors";
 import { isOrganizationId, isReceiptId, isSessionId, isUserId } from "../ids";
 import { liveUrls } from "../live/urls";
 import { AuthConfigToken } from "../provider";
@@ -69,6 +70,26 @@ export class AuthService extends WorkerEntrypoint<AuthWorkerEnv> implements Auth
       userId: minted.userId,
       expiresAt: minted.expiresAt,
     };
+  }
+
+  /** A fresh provider access token for this cookie's session, or why there is none. */
+  async accessToken(cookieHeader: string): Promise<AccessTokenResult> {
+    if (typeof cookieHeader !== "string") throw new TypeError("cookieHeader must be a string");
+    try {
+      return { ok: true, ...(await this.#sessions.accessTokenFor(cookieHeader)) };
+    } catch (err) {
+      const reason = err instanceof AuthError ? err.code : null;
+      if (
+        reason === "unauthenticated" ||
+        reason === "reauthentication_required" ||
+        reason === "no_provider_tokens" ||
+        reason === "refresh_unsupported" ||
+        reason === "provider_unavailable"
+      ) {
+        return { ok: false, reason };
+      }
+      throw err;
+    }
   }
 
   /** This worker's public origin: the one its callback URL names. */

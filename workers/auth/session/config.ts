@@ -80,6 +80,8 @@ export interface SessionManagerOptions {
   timeline?: boolean;
   /** Where a request comes from, for the timeline and devices (default `request.cf`). */
   location?: LocationSource;
+  /** Absolute lifetime of a session an operator opened as someone else (impersonation), seconds. Default 1 hour. */
+  impersonationTimeout?: number;
 }
 
 export const SESSION_DEFAULTS = {
@@ -87,6 +89,7 @@ export const SESSION_DEFAULTS = {
   idleTimeout: 7 * 24 * 3600,
   absoluteTimeout: 30 * 24 * 3600,
   refreshInterval: 3600,
+  impersonationTimeout: 3600,
 } as const;
 
 /** KV refuses `expirationTtl`/`expiration` closer than 60 s. */
@@ -110,6 +113,7 @@ export interface ResolvedSessionConfig {
   organizationPolicies: ReadonlyMap<string, SessionPolicy>;
   timeline: boolean;
   location: LocationSource;
+  impersonationTimeout: number;
 }
 
 /** Largest cap a policy may set. */
@@ -166,6 +170,13 @@ export function resolveSessionConfig(options: SessionManagerOptions = {}): Resol
   if (revocation === "strict" && !options.userSessions) {
     throw new TypeError('revocation: "strict" needs the userSessions Durable Object namespace');
   }
+  const impersonationTimeout = positive(
+    "impersonationTimeout",
+    options.impersonationTimeout ?? SESSION_DEFAULTS.impersonationTimeout,
+  );
+  if (impersonationTimeout < KV_MIN_TTL) {
+    throw new RangeError(`impersonationTimeout must be at least ${KV_MIN_TTL} seconds (KV's minimum expiry)`);
+  }
   if (refreshInterval >= idleTimeout) {
     throw new RangeError("refreshInterval must be shorter than idleTimeout, or sessions would expire while in use");
   }
@@ -190,6 +201,7 @@ export function resolveSessionConfig(options: SessionManagerOptions = {}): Resol
     ),
     timeline: options.timeline ?? true,
     location: options.location ?? edgeLocation,
+    impersonationTimeout,
   };
 }
 

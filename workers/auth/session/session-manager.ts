@@ -18,9 +18,10 @@ import type {
 import { organizationReceiptOwner } from "../../../durable-objects/organization-sessions";
 import { type RevocationResult, receiptOwner, type SessionInfo } from "../../../durable-objects/user-sessions";
 import { describeUserAgent, deviceClass } from "../account/user-agent";
-import { buildSetCookie, parseCookie } from "../cookies";
+import { buildSetCookie, parseCookie, parseJwtExpiry } from "../cookies";
 import { HmacSigner } from "../crypto";
 import { AuthError } from "../errors";
+import type { Impersonator } from "../identity/identity-client";
 import type { AppUser, IdentityUser } from "../types";
 import {
   type ResolvedSessionConfig,
@@ -49,6 +50,16 @@ export interface SessionMeta {
   ip?: string;
   /** Where the request came from (the auth worker reads it from `request.cf`, or its location source). */
   location?: SessionLocation;
+}
+
+/** What the sign-in itself told us, besides who: the provider's tokens, when the person authenticated, an impersonator. */
+export interface SignInFacts {
+  /** Kept in the user's session object only (never in KV or a cookie): `getAccessToken` refreshes with them. */
+  tokens?: { accessToken?: string; refreshToken?: string };
+  /** When the person actively authenticated (ms, the access token's `auth_time`). Default: now. */
+  authenticatedAt?: number;
+  /** An operator signed in as this person: the session says so everywhere and ends after `impersonationTimeout`. */
+  impersonator?: Impersonator;
 }
 
 /** The person acting when no one else is named: the session's own user. */
@@ -156,6 +167,7 @@ export class SessionManager {
     user: IdentityUser,
     organizationId?: string,
     meta: SessionMeta = {},
+    signIn: SignInFacts = {},
   ): Promise<{ sessionId: string; response: Response; record: SessionRecord; newDevice: boolean }> {
     // The tenant of a session is never taken on trust: it must be one of the user's memberships.
     if (organizationId !== undefined && !user.memberships.some((m) => m.organizationId === organizationId)) {
@@ -166,7 +178,15 @@ export class SessionManager {
     }
     const now = this.config.clock();
     const { cookieValue, sessionId } = await issueSessionToken(this.signer, this.config.random);
-    const absoluteExpiresAt = now + this.config.absoluteTimeout * 1000;
+    // An operator's session as someone else is short-lived whatever the usual lifetime.
+    const lifetime = signIn.impersonator
+      ? Math.min(this.config.absoluteTimeout, this.config.impersonationTimeout)
+      : this.config.absoluteTimeout;
+    const absoluteExpiresAt = now + lifetime * 1000;
+    const authenticatedAt =
+      typeof signIn.authenticatedAt === "number" && Number.isFinite(signIn.authenticatedAt)
+        ? Math.min(signIn.authenticatedAt, now)
+        : now;
     const record: SessionRecord = {
       v: 1,
       id: sessionId,
@@ -187,6 +207,15 @@ export class SessionManager {
       absoluteExpiresAt,
       ...(meta.userAgent ? { userAgent: meta.userAgent.slice(0, 256) } : {}),
       ...(meta.ip ? { ip: meta.ip.slice(0, 64) } : {}),
+      authenticatedAt,
+      ...(signIn.impersonator
+        ? {
+            impersonator: {
+              email: String(signIn.impersonator.email).slice(0, 320),
+              reason: signIn.impersonator.reason === null ? null : String(signIn.impersonator.reason).slice(0, 500),
+            },
+          }
+        : {}),
     };
     const policy = await this.#policyFor([
       ...new Set([...(organizationId ? [organizationId] : []), ...record.memberships.map((m) => m.organizationId)]),
@@ -215,6 +244,8 @@ export class SessionManager {
             ...(meta.location ? { location: meta.location } : {}),
             ...(policy.maxSessions !== null ? { policy } : {}),
             ...(this.config.timeline ? {} : { record: false }),
+            ...(signIn.tokens?.refreshToken || signIn.tokens?.accessToken ? { tokens: tokensOf(signIn.tokens) } : {}),
+            ...(record.impersonator ? { impersonator: record.impersonator } : {}),
           })
           .catch((cause: unknown) => cause as Error),
         // The member index of each organization (best effort: the published epoch covers a miss).
@@ -367,6 +398,31 @@ export class SessionManager {
     // Without the organizations' objects no organization receipt can exist here: unknown, not a failure.
     if (organizationId !== null && this.#organizations) return this.#organizations.receipt(organizationId, id);
     return Promise.resolve(null);
+  }
+
+  /**
+   * A fresh access token of the identity provider for the session of this request (to call the
+   * provider's APIs, or your own that trust it). The refresh token never leaves the user's session
+   * object, and refreshing is one at a time per session there: many tabs and isolates asking at
+   * once wait for one refresh and share its result. Throws `unauthenticated` (401) without a
+   * session, `reauthentication_required` (401) when the provider refused the token (or a refresh
+   * was cut short), `no_provider_tokens` (409) when the sign-in gave none, `refresh_unsupported`
+   * (501), `provider_unavailable` (502).
+   */
+  async getAccessToken(request: Request): Promise<{ accessToken: string; expiresAt: number }> {
+    return this.accessTokenFor(request.headers.get("Cookie"));
+  }
+
+  /** `getAccessToken` for a raw Cookie header (the service-binding RPC). */
+  async accessTokenFor(cookieHeader: string | null | undefined): Promise<{ accessToken: string; expiresAt: number }> {
+    const session = await this.resolveCookieHeader(cookieHeader);
+    if (!session) throw new AuthError("unauthenticated", { status: 401, message: "Sign in first." });
+    if (!this.#objects) {
+      throw new AuthError("no_provider_tokens", { status: 409, message: "This worker keeps no provider tokens." });
+    }
+    const answer = await this.#objects.accessToken(session.user.id, session.sessionId);
+    if (answer.ok) return { accessToken: answer.accessToken, expiresAt: answer.expiresAt };
+    throw (ACCESS_TOKEN_ERRORS[answer.reason] ?? ACCESS_TOKEN_ERRORS.provider_unavailable!)();
   }
 
   /**
@@ -572,3 +628,36 @@ function stricter(a: SessionPolicy, b: SessionPolicy): SessionPolicy {
   if (capA !== capB) return capA < capB ? a : b;
   return a.onLimit === "refuse-new" ? a : b;
 }
+
+/** The provider's tokens as the session object keeps them, with the access token's expiry read from it. */
+function tokensOf(tokens: { accessToken?: string; refreshToken?: string }): {
+  accessToken?: string;
+  accessTokenExpiresAt?: number;
+  refreshToken?: string;
+} {
+  const exp = tokens.accessToken ? parseJwtExpiry(tokens.accessToken) : null;
+  return {
+    ...(tokens.accessToken ? { accessToken: tokens.accessToken } : {}),
+    ...(exp !== null ? { accessTokenExpiresAt: exp * 1000 } : {}),
+    ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}),
+  };
+}
+
+/** What each refusal of `UserSessions.accessToken` means to a caller. */
+const ACCESS_TOKEN_ERRORS: Record<string, () => AuthError> = {
+  session_inactive: () => new AuthError("unauthenticated", { status: 401, message: "Sign in first." }),
+  reauthentication_required: () =>
+    new AuthError("reauthentication_required", {
+      status: 401,
+      message: "Your sign-in with the identity provider has to be renewed: please sign in again.",
+    }),
+  no_refresh_token: () =>
+    new AuthError("no_provider_tokens", { status: 409, message: "This session holds no identity-provider tokens." }),
+  refresh_unsupported: () =>
+    new AuthError("refresh_unsupported", { status: 501, message: "The identity client cannot refresh tokens." }),
+  provider_unavailable: () =>
+    new AuthError("provider_unavailable", {
+      status: 502,
+      message: "The identity provider could not renew the sign-in right now. Please try again shortly.",
+    }),
+};

@@ -14,6 +14,7 @@ import type {
 } from "../../../client-sdk/protocol/security";
 import type { RegisterResult } from "../../../client-sdk/protocol/session-object";
 import type {
+  AccessTokenAnswer,
   RevocationResult,
   SessionInfo,
   SessionMirror,
@@ -80,6 +81,11 @@ export class SessionObjects {
 
   receipt(userId: string, id: string): Promise<RevocationReceipt | null> {
     return storeCall(() => this.#stub(userId).receipt(id));
+  }
+
+  /** A fresh provider access token for the session (one refresh at a time, in its object). */
+  accessToken(userId: string, sessionId: string): Promise<AccessTokenAnswer> {
+    return storeCall(async () => (await this.#stub(userId).accessToken(sessionId)) as AccessTokenAnswer);
   }
 
   /** A single-use ticket for the session's live channel, or null when the session is not active. */
