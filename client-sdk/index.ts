@@ -98,6 +98,12 @@ export {
 } from "./core/middleware";
 export { ServiceProvider } from "./core/provider";
 export {
+  impersonationBanner,
+  NoImpersonationMiddleware,
+  RecentAuthMiddleware,
+  type RecentAuthOptions,
+} from "./core/recent-auth";
+export {
   allowContentSources,
   type ContentSecurityPolicyDirectives,
   DEFAULT_CONTENT_SECURITY_POLICY,

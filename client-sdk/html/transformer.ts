@@ -24,6 +24,7 @@ export type AssignmentFn = (request: Request) => string;
 
 type Operation =
   | { kind: "script"; markup: string; position: ScriptPosition }
+  | { kind: "bodyStart"; markup: string }
   | { kind: "meta"; name: string; content: string }
   | { kind: "inner"; selector: string; html: string }
   | { kind: "remove"; selector: string }
@@ -68,6 +69,15 @@ export class HtmlTransformer {
     if (attributes.defer) extra += " defer";
     if (attributes.async) extra += " async";
     this.#ops.push({ kind: "script", markup: `<script src="${escapeAttribute(src)}"${extra}></script>`, position });
+    return this;
+  }
+
+  /**
+   * Inserts `html` at the start of the first `<body>` (a banner every page must show). `html` is
+   * TRUSTED markup inserted as-is: never pass user input (escape it with `escapeHtml` first).
+   */
+  prependToBody(html: string): this {
+    this.#ops.push({ kind: "bodyStart", markup: html });
     return this;
   }
 
@@ -145,6 +155,7 @@ export class HtmlTransformer {
     let handlers = 0;
     const headTail: string[] = [];
     const bodyTail: string[] = [];
+    const bodyHead: string[] = [];
     const metas = new Map<string, { name: string; content: string }>();
     const seenMetas = new Set<string>();
     let tailRegistered = false;
@@ -182,9 +193,10 @@ export class HtmlTransformer {
         element(el) {
           // Without `</head>` the head content goes just before `<body>`.
           if (!headDone) insert(el, headMarkup());
-          if (!bodyDone && bodyTail.length > 0) {
+          if (!bodyDone && (bodyTail.length > 0 || bodyHead.length > 0)) {
             bodyDone = true;
-            el.append(bodyTail.join(""), HTML);
+            if (bodyHead.length > 0) el.prepend(bodyHead.join(""), HTML);
+            if (bodyTail.length > 0) el.append(bodyTail.join(""), HTML);
           }
         },
       });
@@ -194,6 +206,10 @@ export class HtmlTransformer {
       switch (op.kind) {
         case "script":
           (op.position === "head" ? headTail : bodyTail).push(op.markup);
+          registerTails();
+          break;
+        case "bodyStart":
+          bodyHead.push(op.markup);
           registerTails();
           break;
         case "meta":

@@ -16,6 +16,10 @@ export interface RpcSession {
   user: AppUser;
   /** When the session ends (the earlier of idle and absolute expiry), ms. */
   expiresAt: number;
+  /** When the person last actively authenticated (ms): step-up compares it with a maximum age. */
+  authenticatedAt: number;
+  /** Set when an operator is signed in as this person (the provider's impersonation). */
+  impersonator: { email: string; reason: string | null } | null;
 }
 
 /** The methods of the `AuthService` entrypoint. Arguments are validated there (a bad one: `TypeError`). */

@@ -73,7 +73,9 @@ export type RevocationReason =
   | "revoked_all"
   | "signed_out_elsewhere"
   | "provider"
-  | "user_deleted";
+  | "user_deleted"
+  /** The same browser signed in again (a step-up): its tabs reload into the new session. */
+  | "replaced";
 
 export interface RevocationResult {
   /** The receipt of this revocation (fetch it later by id); absent when nothing was revoked. */

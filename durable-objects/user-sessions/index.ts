@@ -675,7 +675,7 @@ export class UserSessions extends Server<ServerEnv> {
       );
       this.#record(
         {
-          type: reason === "logout" ? "session.signed_out" : "session.revoked",
+          type: reason === "logout" || reason === "replaced" ? "session.signed_out" : "session.revoked",
           at: now,
           sessionId: ids.length === 1 ? ids[0]! : null,
           device: single?.device ?? null,

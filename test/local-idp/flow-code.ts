@@ -9,6 +9,8 @@ export async function providerCode(
   userId: string,
   redirectUri: string,
   organizationId: string | null = null,
+  /** When the person authenticated, Unix seconds (default: now); a past one makes an old sign-in. */
+  authTime?: number,
 ): Promise<Response> {
   return fetch(`${idpUrl}/__local/codes`, {
     method: "POST",
@@ -19,6 +21,7 @@ export async function providerCode(
       code_challenge: authorize.searchParams.get("code_challenge"),
       redirect_uri: redirectUri,
       ...(organizationId ? { organization_id: organizationId } : {}),
+      ...(authTime !== undefined ? { auth_time: authTime } : {}),
     }),
   });
 }

@@ -4,6 +4,12 @@
  * under workers/auth is API (checked against api/gatehouse-workers.api.md).
  */
 
+// Sensitive actions (the same guards as the client SDK's, for the auth worker's own routes)
+export {
+  NoImpersonationMiddleware,
+  RecentAuthMiddleware,
+  type RecentAuthOptions,
+} from "../../client-sdk/core/recent-auth";
 export {
   type ConfigCheck,
   type ConfigProblem,

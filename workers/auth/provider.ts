@@ -56,7 +56,12 @@ export interface AuthConfig {
   redirectUrl: string;
   /** Origins `return_to` may name besides the auth worker's own paths. */
   returnOrigins: string[];
+  /** Seconds since the last sign-in within which sensitive pages are open (else a step-up first). */
+  recentAuthMaxAge: number;
 }
+
+/** Default of `recentAuthMaxAge`: five minutes. */
+export const DEFAULT_RECENT_AUTH_MAX_AGE = 300;
 
 export const AuthConfigToken = new Token<AuthConfig>("AuthConfig");
 
@@ -72,6 +77,8 @@ export interface AuthServiceProviderOptions {
   rateLimits?: AuthRateLimits;
   /** Register the /auth routes. Default true. */
   routes?: boolean;
+  /** Seconds since the last sign-in within which sensitive pages are open. Default 300. */
+  recentAuthMaxAge?: number;
 }
 
 export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServiceProvider<E> {
@@ -104,7 +111,7 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
       } catch (err) {
         throw new AuthError("config_missing", { status: 500, message: (err as Error).message });
       }
-      return { redirectUrl, returnOrigins };
+      return { redirectUrl, returnOrigins, recentAuthMaxAge: options.recentAuthMaxAge ?? DEFAULT_RECENT_AUTH_MAX_AGE };
     });
     app.container.singleton(SessionManager, (c) => {
       if (!env.SESSIONS) throw missing("the SESSIONS KV binding");

@@ -6,13 +6,25 @@
  * in consuming workers) set the same keys, so `RoleMiddleware` and
  * `currentUser` work behind either. It must never import auth-worker runtime code.
  */
+
+import { HtmlTransformer } from "../../html/transformer";
 import type { AppUser } from "../../protocol/users";
 import { getRequestValue, type Next, RequestKey, setRequestValue } from "../middleware";
+import { impersonationBanner } from "../recent-auth/banner";
 
 /** What an auth middleware stores for a request: at least the public session id and the user. */
 export interface RequestSession {
   sessionId: string;
   user: AppUser;
+  /** When the person last actively authenticated (ms), for step-up (`RecentAuthMiddleware`). */
+  authenticatedAt?: number;
+  /** Set when an operator is signed in as this person (the provider's impersonation). */
+  impersonator?: { email: string; reason: string | null } | null;
+}
+
+/** The session an auth middleware resolved for this request, or null. */
+export function currentRequestSession(request: Request): RequestSession | null {
+  return getRequestValue(request, CurrentSession) ?? null;
 }
 
 /** Set by auth middleware; read with `currentUser(request)`. */
@@ -69,7 +81,10 @@ export async function continueAuthenticated(
 ): Promise<Response> {
   setRequestValue(request, CurrentSession, session);
   if (orgResolver) setRequestValue(request, CurrentOrganizationSlug, orgResolver.resolve(request)?.slug ?? null);
-  const res = await next();
+  let res = await next();
+  // During an impersonation every page says so, whichever app served it.
+  if (session.impersonator)
+    res = new HtmlTransformer().prependToBody(impersonationBanner(session.impersonator)).transform(res);
   if (!res.headers.has("Cache-Control")) {
     try {
       res.headers.set("Cache-Control", "private, no-store");

@@ -54,8 +54,9 @@ export async function providerCode(
   authorize: URL,
   userId: string,
   organizationId: string | null = null,
+  authTime?: number,
 ): Promise<Response> {
-  return codeResponse(idp.url, authorize, userId, REDIRECT_URL, organizationId);
+  return codeResponse(idp.url, authorize, userId, REDIRECT_URL, organizationId, authTime);
 }
 
 /** Starts a sign-in at `/auth/login?<query>` and returns the jar and the provider's authorize URL. */

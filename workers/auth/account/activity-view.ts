@@ -54,7 +54,11 @@ export function describeEvent(event: SecurityEvent): string {
     case "session.new_device":
       return "Signed in from a new device";
     case "session.signed_out":
-      return "Signed out";
+      return detail(event, "reason") === "replaced"
+        ? "Signed in again on this device (the old session ended)"
+        : "Signed out";
+    case "session.impersonated":
+      return `${String(detail(event, "impersonator") ?? "An operator")} signed in as you${detail(event, "reason") ? ` (${String(detail(event, "reason"))})` : ""}`;
     case "session.revoked": {
       const n = Number(detail(event, "sessions") ?? 1);
       return `${n === 1 ? "A session was" : `${plural(n, "session", "sessions")} were`} signed out by ${describeActor(event.actor)}`;

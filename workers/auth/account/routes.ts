@@ -24,6 +24,7 @@ import { authErrorPage, errorPage, wantsJson } from "../routes/pages";
 import { type ResolvedSession, SessionManager } from "../session/session-manager";
 import { type ActivityBody, CURSOR_PATTERN } from "./activity-view";
 import { serveLiveScript } from "./live-script-route";
+import { registerOrganizationConsole } from "./organizations";
 import { ACCOUNT_ACTIVITY_PATH, accountPage, activityPage, LIVE_SCRIPT_PATH } from "./page";
 import { REVOKE_ALL_PATH, type SessionListBody, sortSessions, toSessionView } from "./view";
 
@@ -53,6 +54,8 @@ export function registerAccountRoutes<E extends { USER_SESSIONS?: DurableObjectN
   app.hono.use("/account/*", privateNoStore);
   app.hono.use("/account/*", (c, next) => guard()[0](c, next));
   app.hono.use("/account/*", (c, next) => guard()[1](c, next));
+
+  registerOrganizationConsole(app);
 
   app.hono.get(ACCOUNT_SESSIONS_PATH, async (c) => {
     const request = c.req.raw;
@@ -114,6 +117,7 @@ export function registerAccountRoutes<E extends { USER_SESSIONS?: DurableObjectN
     const request = c.req.raw;
     try {
       const me = currentSession(request)!;
+      if (me.impersonator) return impersonationRefused(request);
       const manager = sessions();
       // The provider's sessions behind every one of them end too (an intruder's browser included).
       const providerSessions = (await manager.listSessions(me.user.id)).flatMap((s) =>
@@ -135,6 +139,7 @@ export function registerAccountRoutes<E extends { USER_SESSIONS?: DurableObjectN
     const request = c.req.raw;
     try {
       const me = currentSession(request)!;
+      if (me.impersonator) return impersonationRefused(request);
       const result = await sessions().revokeOtherSessions(me.user.id, me.sessionId);
       return revoked(request, result, null);
     } catch (err) {
@@ -156,6 +161,8 @@ export function registerAccountRoutes<E extends { USER_SESSIONS?: DurableObjectN
         endProviderSession(app, me, waitUntilOf(c));
         return signedOutHere(request, sessionId, result, manager.clearCookie());
       }
+      // An operator signed in as this person may end this session only (it takes access away).
+      if (me.impersonator) return impersonationRefused(request);
       // Only this user's own object is asked: a session of someone else is simply not there.
       const result = await manager.revokeSessionOf(me.user.id, sessionId, "revoked");
       if (!result) return errorPage(request, 404, "session_not_found", "You have no active session with that id.");
@@ -236,4 +243,14 @@ function notice(url: URL): string | null {
   const n = Number(count);
   if (n === 0) return "There was no other session to sign out.";
   return `Signed out ${n} ${n === 1 ? "session" : "sessions"}.`;
+}
+
+/** An impersonated session may not sign out the person's other sessions (403 `impersonation_forbidden`). */
+function impersonationRefused(request: Request): Response {
+  return errorPage(
+    request,
+    403,
+    "impersonation_forbidden",
+    "While signed in as someone else you cannot sign out their other sessions.",
+  );
 }

@@ -77,7 +77,9 @@ function providerOptions(options: ResolvedAuthWorkerOptions): AuthServiceProvide
     ...(options.redirectUrl ? { redirectUrl: options.redirectUrl } : {}),
     ...(options.returnOrigins ? { returnOrigins: options.returnOrigins } : {}),
     ...(options.identityClient ? { identityClient: options.identityClient } : {}),
+    ...(options.recentAuthMaxAge !== undefined ? { recentAuthMaxAge: options.recentAuthMaxAge } : {}),
     session: {
+      ...(options.impersonationTimeout !== undefined ? { impersonationTimeout: options.impersonationTimeout } : {}),
       ...(cookie ? { cookie: { ...cookie } } : {}),
       ...(idleTimeout !== undefined ? { idleTimeout } : {}),
       ...(absoluteTimeout !== undefined ? { absoluteTimeout } : {}),

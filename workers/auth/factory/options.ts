@@ -84,6 +84,13 @@ export interface AuthWorkerOptions {
   timeline?: { retentionDays?: number; recordSignIns?: boolean };
   /** Where a request comes from (default `request.cf`). */
   location?: LocationSource;
+  /**
+   * Seconds since the person last signed in within which the sensitive pages (an organization's
+   * session policy and kill switch) are open; older: a forced re-authentication first. Default 300.
+   */
+  recentAuthMaxAge?: number;
+  /** Seconds an operator's session as someone else (impersonation) lasts at most. Default 3600. */
+  impersonationTimeout?: number;
 }
 
 export interface ResolvedAuthWorkerOptions extends AuthWorkerOptions {
@@ -164,8 +171,9 @@ export function resolveAuthWorkerOptions(options: AuthWorkerOptions = {}): Resol
   }
   // The session settings as SessionManager will read them: timeouts, cookie name and domain.
   try {
-    const { idleTimeout, absoluteTimeout, cookie, sessionPolicy, organizationPolicies } = options;
+    const { idleTimeout, absoluteTimeout, cookie, sessionPolicy, organizationPolicies, impersonationTimeout } = options;
     resolveSessionConfig({
+      ...(impersonationTimeout !== undefined ? { impersonationTimeout } : {}),
       ...(idleTimeout !== undefined ? { idleTimeout } : {}),
       ...(absoluteTimeout !== undefined ? { absoluteTimeout } : {}),
       ...(cookie ? { cookie: { ...cookie } } : {}),
@@ -173,6 +181,10 @@ export function resolveAuthWorkerOptions(options: AuthWorkerOptions = {}): Resol
       ...(organizationPolicies ? { organizationPolicies } : {}),
       revocation: "eventual",
     });
+    const maxAge = options.recentAuthMaxAge;
+    if (maxAge !== undefined && (!Number.isInteger(maxAge) || maxAge < 0 || maxAge > 86_400)) {
+      throw new RangeError("recentAuthMaxAge must be a whole number of seconds from 0 to 86400");
+    }
     const days = options.timeline?.retentionDays;
     if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 3650)) {
       throw new RangeError("timeline.retentionDays must be a whole number of days from 1 to 3650");

@@ -33,6 +33,10 @@ function isSecure(redirectUrl: string): boolean {
 }
 
 const ORG_ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** The largest `max_age` a step-up may ask for (a day). */
+const MAX_STEP_UP_AGE = 86_400;
+/** Clock difference allowed between the provider's `auth_time` and ours. */
+const AUTH_TIME_SKEW_MS = 30_000;
 
 /**
  * Returns a handler that starts a login: GET `?return_to=/path&organization_id=org_…`
@@ -58,10 +62,18 @@ export function createLoginHandler(
       return errorPage(request, 400, "invalid_request", "organization_id is not a valid organization id.");
     }
     const returnTo = safeReturnTo(url.searchParams.get("return_to") ?? "/", "/", options.returnOrigins);
+    // A step-up (`max_age`, seconds): the provider must authenticate the person again if their last
+    // authentication is older, and the callback checks that it did.
+    const maxAgeParam = url.searchParams.get("max_age");
+    const maxAge = maxAgeParam === null ? undefined : Number(maxAgeParam);
+    if (maxAge !== undefined && (!/^\d{1,7}$/.test(maxAgeParam ?? "") || maxAge > MAX_STEP_UP_AGE)) {
+      return errorPage(request, 400, "invalid_request", "max_age is a whole number of seconds.");
+    }
     try {
       const { flow, codeChallenge, setCookies } = await startLoginFlow(request, {
         returnTo,
         ...(organizationId ? { organizationId } : {}),
+        ...(maxAge !== undefined ? { maxAge } : {}),
         secure: isSecure(redirectUrl),
         now: clock(),
         signer,
@@ -71,6 +83,7 @@ export function createLoginHandler(
         state: flow.state,
         codeChallenge,
         ...(organizationId ? { organizationId } : {}),
+        ...(maxAge !== undefined ? { maxAge, prompt: "login" as const } : {}),
       });
       const res = new Response(null, { status: 302, headers: { Location: location, "Cache-Control": "no-store" } });
       for (const c of setCookies) res.headers.append("Set-Cookie", c);
@@ -132,6 +145,19 @@ export async function handleCallback(
     // The provider's answer decides the tenant; a requested one is only a wish, and createSession
     // refuses either unless the user is a member (403 organization_not_allowed).
     const organizationId = auth.organizationId ?? flow.organizationId;
+    if (flow.maxAge !== undefined) {
+      // A step-up counts only if the provider says the person authenticated just now.
+      const fresh =
+        auth.authenticatedAt !== undefined && auth.authenticatedAt >= clock() - flow.maxAge * 1000 - AUTH_TIME_SKEW_MS;
+      if (!fresh) {
+        throw new AuthError("step_up_required", {
+          status: 403,
+          message: "The identity provider did not confirm that you signed in again. Please try again.",
+        });
+      }
+    }
+    // The session this browser had (replaced by this sign-in, e.g. a step-up) ends: no orphan behind the new cookie.
+    const previous = await sessionManager.resolveSession(request).catch(() => null);
     const { response } = await sessionManager.createSession(
       auth.user,
       organizationId,
@@ -151,6 +177,13 @@ export async function handleCallback(
     });
     for (const c of response.headers.getSetCookie()) res.headers.append("Set-Cookie", c);
     res.headers.append("Set-Cookie", check.clearCookie);
+    if (previous && previous.user.id === auth.user.id) {
+      await sessionManager
+        .revokeSessionOf(previous.user.id, previous.sessionId, "replaced", { kind: "user" })
+        .catch((err: unknown) => {
+          console.warn("gatehouse: could not end the replaced session", err instanceof Error ? err.message : err);
+        });
+    }
     return res;
   } catch (err) {
     return authErrorPage(request, err, clear);

@@ -30,6 +30,8 @@ export interface LoginFlow {
   codeVerifier: string;
   returnTo: string;
   organizationId?: string;
+  /** A step-up: the person must have authenticated at most this many seconds before the callback. */
+  maxAge?: number;
   /** ms since the epoch */
   expiresAt: number;
 }
@@ -52,6 +54,7 @@ export async function startLoginFlow(
   input: {
     returnTo: string;
     organizationId?: string;
+    maxAge?: number;
     secure: boolean;
     now: number;
     signer: HmacSigner;
@@ -63,6 +66,7 @@ export async function startLoginFlow(
     codeVerifier: randomToken(32, input.random),
     returnTo: input.returnTo,
     ...(input.organizationId ? { organizationId: input.organizationId } : {}),
+    ...(input.maxAge !== undefined ? { maxAge: input.maxAge } : {}),
     expiresAt: input.now + LOGIN_FLOW_TTL_SECONDS * 1000,
   };
   const payload = base64url(new TextEncoder().encode(JSON.stringify(flow)));
@@ -126,7 +130,8 @@ function decodeFlow(raw: string): LoginFlow | null {
       typeof v.codeVerifier !== "string" ||
       typeof v.returnTo !== "string" ||
       typeof v.expiresAt !== "number" ||
-      (v.organizationId !== undefined && typeof v.organizationId !== "string")
+      (v.organizationId !== undefined && typeof v.organizationId !== "string") ||
+      (v.maxAge !== undefined && !Number.isSafeInteger(v.maxAge))
     ) {
       return null;
     }

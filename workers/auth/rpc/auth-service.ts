@@ -56,6 +56,8 @@ export class AuthService extends WorkerEntrypoint<AuthWorkerEnv> implements Auth
       sessionId: session.sessionId,
       user: session.user,
       expiresAt: Math.min(record.idleExpiresAt, record.absoluteExpiresAt),
+      authenticatedAt: session.authenticatedAt,
+      impersonator: session.impersonator,
     };
   }
 

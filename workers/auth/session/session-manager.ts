@@ -42,6 +42,10 @@ export interface ResolvedSession {
   sessionId: string;
   user: AppUser;
   record: SessionRecord;
+  /** When the person last actively authenticated (ms); sessions from before it was kept: their creation. */
+  authenticatedAt: number;
+  /** Set when an operator is signed in as this person. */
+  impersonator: Impersonator | null;
 }
 
 /** Optional request facts stored with a session (shown on "your sessions" pages and the timeline). */
@@ -148,7 +152,13 @@ export class SessionManager {
     if (refused === true || (refused !== false && (await refused))) return null;
     if (this.config.revocation === "strict" && !(await this.#objects!.isActive(record.userId, record.id))) return null;
     if (now - record.lastSeenAt >= this.config.refreshInterval * 1000) await this.#slide(record, now);
-    return { sessionId, user: toAppUser(record), record };
+    return {
+      sessionId,
+      user: toAppUser(record),
+      record,
+      authenticatedAt: record.authenticatedAt ?? record.createdAt,
+      impersonator: record.impersonator ?? null,
+    };
   }
 
   /** The verified public session id carried by a Cookie header, or null. */
@@ -358,12 +368,12 @@ export class SessionManager {
   async revokeSessionOf(
     userId: string,
     sessionId: string,
-    reason: "logout" | "revoked" = "revoked",
+    reason: "logout" | "revoked" | "replaced" = "revoked",
     actor: RevocationActor = SELF,
   ): Promise<RevocationResult | null> {
     const objects = this.#requireObjects();
     this.#recentRefresh.delete(sessionId);
-    if (reason === "logout") {
+    if (reason === "logout" || reason === "replaced") {
       const result = await objects.revoke(userId, sessionId, reason, actor);
       await this.#notify("onSignOut", { userId, sessionId });
       return result;

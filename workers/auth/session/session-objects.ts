@@ -52,7 +52,7 @@ export class SessionObjects {
   revoke(
     userId: string,
     sessionId: string,
-    reason: "logout" | "revoked",
+    reason: "logout" | "revoked" | "replaced",
     actor: RevocationActor,
   ): Promise<RevocationResult> {
     return storeCall(() => this.#stub(userId).revoke(sessionId, reason, actor));

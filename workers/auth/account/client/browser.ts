@@ -25,7 +25,7 @@ export interface BrowserGlobals {
     getElementById(id: string): PageElement | null;
     addEventListener(type: "submit", listener: () => void): void;
   };
-  readonly location: { readonly host: string; readonly protocol: string; assign(url: string): void };
+  readonly location: { readonly host: string; readonly protocol: string; assign(url: string): void; reload(): void };
 }
 
 /** `window`, typed by the surface above. */

@@ -116,7 +116,12 @@ function start(): void {
     } catch {
       return; // not ours, or garbled: ignore
     }
-    if (message.type === "session.revoked" && message.sessionId === sessionId) signOut();
+    // Replaced by a new sign-in of this browser (a step-up): the page reloads into the new session.
+    if (message.type === "session.revoked" && message.sessionId === sessionId && message.reason === "replaced") {
+      signedOut = true;
+      socket.close();
+      location.reload();
+    } else if (message.type === "session.revoked" && message.sessionId === sessionId) signOut();
     else if (message.type === "timeline.appended") {
       if (liveTimeline) append(message.event);
     } else if (!activityView && (message.type === "sessions.changed" || message.type === "session.updated"))

@@ -71,7 +71,10 @@ function start(page: Page): void {
 
   const handle = (message: Message) => {
     // If the navigation under way does not unload this page after all (a download), leave then.
-    if (message.type === "session.revoked") navigating ? page.setTimeout(leave, NAVIGATION_GRACE_MS) : leave();
+    // Replaced by a new sign-in of this browser (a step-up): reload into the new session.
+    if (message.type === "session.revoked" && message.reason === "replaced") {
+      if (!navigating && !leaving) page.location.reload();
+    } else if (message.type === "session.revoked") navigating ? page.setTimeout(leave, NAVIGATION_GRACE_MS) : leave();
     else if (message.type === "session.updated" && !leaving) page.location.reload();
   };
 
@@ -110,6 +113,9 @@ function start(page: Page): void {
     }
   };
 
+  /** The last `session.revoked` the socket delivered (its reason decides: sign out, or reload). */
+  let revocation: Message = { type: "session.revoked" };
+
   /** One socket until it closes: "revoked" when the session is over, else "closed". */
   const connect = (ticket: string) =>
     new Promise<"revoked" | "closed">((resolve) => {
@@ -128,6 +134,7 @@ function start(page: Page): void {
           return;
         }
         if (!message || typeof message.type !== "string") return;
+        if (message.type === "session.revoked") revocation = message;
         bus?.postMessage(message);
         handle(message);
       };
@@ -155,8 +162,8 @@ function start(page: Page): void {
         const opened = Date.now();
         const outcome = await connect(ticket);
         if (outcome === "revoked") {
-          bus?.postMessage({ type: "session.revoked" });
-          return handle({ type: "session.revoked" });
+          bus?.postMessage(revocation);
+          return handle(revocation);
         }
         // A socket that lived a while closed for a passing reason (a deploy, the network): start over.
         if (Date.now() - opened > 10_000) failures = 0;

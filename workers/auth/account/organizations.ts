@@ -1,0 +1,197 @@
+/**
+ * @module
+ * The organization console of the account pages: an admin of an organization sees its session
+ * policy and kill switch and changes them (`/account/organizations`, `/account/organizations/:id`,
+ * POSTs under it). Behind the account guards (session, CSRF), then: the organization must be one
+ * of the person's with role `admin`; an impersonated session is refused (403
+ * `impersonation_forbidden`); and a sign-in older than `recentAuthMaxAge` (default 5 minutes) goes
+ * through a forced re-authentication first (`RecentAuthMiddleware`). Exists only with the
+ * organizations' objects bound. The kill switch's actor on every member's timeline is this person.
+ */
+import type { MiddlewareHandler } from "hono";
+import type { Application } from "../../../client-sdk/core/application";
+import { toHono } from "../../../client-sdk/core/middleware";
+import { NoImpersonationMiddleware, RecentAuthMiddleware } from "../../../client-sdk/core/recent-auth";
+import type { SessionPolicy } from "../../../client-sdk/protocol/security";
+import { isOrganizationId } from "../ids";
+import { currentSession } from "../middleware/context";
+import { csrfToken } from "../middleware/csrf";
+import { AuthConfigToken } from "../provider";
+import { authErrorPage, errorPage, escapeHtml, page, wantsJson } from "../routes/pages";
+import { resolvePolicy } from "../session/config";
+import { SessionManager } from "../session/session-manager";
+import type { AppUser } from "../types";
+import { withContentSecurityPolicy } from "./csp";
+import { csrfField, timeTag } from "./view";
+
+export const ORGANIZATIONS_PATH = "/account/organizations";
+
+export function registerOrganizationConsole<E extends object>(app: Application<E>): void {
+  const sessions = () => app.container.resolve(SessionManager);
+  let guards: readonly MiddlewareHandler[] | undefined;
+  const guard = () =>
+    (guards ??= [
+      toHono(new NoImpersonationMiddleware()),
+      toHono(new RecentAuthMiddleware(app.container.resolve(AuthConfigToken).recentAuthMaxAge)),
+    ]);
+
+  // Without the organizations' objects there is nothing to show (404, like any unknown path).
+  app.hono.use(`${ORGANIZATIONS_PATH}/*`, async (c, next) => {
+    if (!sessions().hasOrganizations) return errorPage(c.req.raw, 404, "not_found", "There is no such page.");
+    await next();
+  });
+  app.hono.use(ORGANIZATIONS_PATH, async (c, next) => {
+    if (!sessions().hasOrganizations) return errorPage(c.req.raw, 404, "not_found", "There is no such page.");
+    await next();
+  });
+  for (const path of [ORGANIZATIONS_PATH, `${ORGANIZATIONS_PATH}/*`]) {
+    app.hono.use(path, (c, next) => guard()[0]!(c, next));
+    app.hono.use(path, (c, next) => guard()[1]!(c, next));
+  }
+
+  app.hono.get(ORGANIZATIONS_PATH, (c) => {
+    const me = currentSession(c.req.raw)!;
+    const admin = adminMemberships(me.user);
+    const items = admin
+      .map(
+        (m) =>
+          `<li><a href="${ORGANIZATIONS_PATH}/${encodeURIComponent(m.organizationId)}">${escapeHtml(m.organizationSlug)}</a></li>`,
+      )
+      .join("");
+    const body = `<h1>Your organizations</h1>${
+      items ? `<ul>${items}</ul>` : `<p class="muted">You are not an admin of any organization.</p>`
+    }<p><a href="/account/sessions">Your sessions</a></p>`;
+    return withContentSecurityPolicy(page("Your organizations", body), new URL(c.req.url));
+  });
+
+  app.hono.get(`${ORGANIZATIONS_PATH}/:organizationId`, async (c) => {
+    const request = c.req.raw;
+    const membership = adminOf(request, c.req.param("organizationId"));
+    if (membership instanceof Response) return membership;
+    try {
+      const manager = sessions();
+      const [policy, epoch] = await Promise.all([
+        manager.organizationPolicy(membership.organizationId),
+        manager.organizationEpoch(membership.organizationId),
+      ]);
+      if (wantsJson(request)) return Response.json({ organizationId: membership.organizationId, ...policy, epoch });
+      const notice = new URL(request.url).searchParams.get("done");
+      return withContentSecurityPolicy(
+        page(
+          `Organization ${membership.organizationSlug}`,
+          consoleBody(membership, policy, epoch, csrfToken(request), notice),
+        ),
+        new URL(request.url),
+      );
+    } catch (err) {
+      return authErrorPage(request, err);
+    }
+  });
+
+  type Run = (
+    manager: SessionManager,
+    organizationId: string,
+    form: FormData,
+    request: Request,
+  ) => Promise<string | Response>;
+  const action = (suffix: string, run: Run) =>
+    app.hono.post(`${ORGANIZATIONS_PATH}/:organizationId${suffix}`, async (c) => {
+      const request = c.req.raw;
+      const membership = adminOf(request, c.req.param("organizationId"));
+      if (membership instanceof Response) return membership;
+      try {
+        const form = await request.formData().catch(() => new FormData());
+        const done = await run(sessions(), membership.organizationId, form, request);
+        if (done instanceof Response) return done;
+        if (wantsJson(request)) return Response.json({ organizationId: membership.organizationId, done });
+        return new Response(null, {
+          status: 303,
+          headers: { Location: `${ORGANIZATIONS_PATH}/${encodeURIComponent(membership.organizationId)}?done=${done}` },
+        });
+      } catch (err) {
+        return authErrorPage(request, err);
+      }
+    });
+
+  action("/policy", async (manager, organizationId, form, request) => {
+    const raw = String(form.get("maxSessions") ?? "").trim();
+    let policy: SessionPolicy;
+    try {
+      policy = resolvePolicy(
+        {
+          maxSessions: raw === "" ? null : Number(raw),
+          onLimit: String(form.get("onLimit") ?? "evict-oldest") as SessionPolicy["onLimit"],
+        },
+        "policy",
+      );
+    } catch (err) {
+      return errorPage(request, 400, "invalid_policy", (err as Error).message);
+    }
+    await manager.setOrganizationPolicy(organizationId, policy);
+    return "policy";
+  });
+  action("/policy/clear", async (manager, organizationId) => {
+    await manager.setOrganizationPolicy(organizationId, null);
+    return "policy";
+  });
+  action("/kill-switch", async (manager, organizationId, _form, request) => {
+    const me = currentSession(request)!.user;
+    await manager.endOrganizationSessions(organizationId, { kind: "kill_switch", label: me.email.slice(0, 64) });
+    return "kill-switch";
+  });
+  action("/kill-switch/lift", async (manager, organizationId) => {
+    await manager.liftOrganizationSessions(organizationId);
+    return "lifted";
+  });
+}
+
+type Membership = AppUser["memberships"][number];
+
+function adminMemberships(user: AppUser): Membership[] {
+  return user.memberships.filter((m) => m.role === "admin");
+}
+
+/** The person's admin membership of the organization in the path, or the refusal. */
+function adminOf(request: Request, organizationId: string): Membership | Response {
+  if (!isOrganizationId(organizationId)) {
+    return errorPage(request, 400, "invalid_organization_id", "The organization id is not valid.");
+  }
+  const me = currentSession(request)!;
+  const membership = adminMemberships(me.user).find((m) => m.organizationId === organizationId);
+  return membership ?? errorPage(request, 403, "forbidden", "Only an admin of this organization can do this.");
+}
+
+function consoleBody(
+  membership: Membership,
+  current: { policy: SessionPolicy; source: string },
+  epoch: number | null,
+  csrf: string,
+  notice: string | null,
+): string {
+  const base = `${ORGANIZATIONS_PATH}/${encodeURIComponent(membership.organizationId)}`;
+  const cap = current.policy.maxSessions;
+  const said =
+    notice === "policy"
+      ? "The session policy was saved."
+      : notice === "kill-switch"
+        ? "Every member's sessions were ended."
+        : notice === "lifted"
+          ? "The kill switch was lifted."
+          : null;
+  const option = (value: string, label: string) =>
+    `<option value="${value}"${current.policy.onLimit === value ? " selected" : ""}>${label}</option>`;
+  return `<h1>Organization ${escapeHtml(membership.organizationSlug)}</h1>
+${said ? `<p role="status"><strong>${escapeHtml(said)}</strong></p>` : ""}
+<h2>Session policy</h2>
+<p class="muted">Now: ${cap === null ? "no cap" : `at most ${cap} sessions per person`}, ${escapeHtml(current.policy.onLimit)} (${escapeHtml(current.source)}).</p>
+<form method="post" action="${base}/policy">${csrfField(csrf)}
+<label>Sessions per person (empty: no cap) <input name="maxSessions" inputmode="numeric" value="${cap === null ? "" : String(cap)}"></label>
+<label>Past it <select name="onLimit">${option("evict-oldest", "sign out the oldest")}${option("refuse-new", "refuse the new sign-in")}</select></label>
+<button type="submit">Save policy</button></form>
+<form method="post" action="${base}/policy/clear">${csrfField(csrf)}<button type="submit">Use the default policy</button></form>
+<h2>Kill switch</h2>
+<p class="muted">${epoch === null ? "Not thrown." : `Thrown ${timeTag(epoch)}: sessions issued before it are refused.`}</p>
+<form method="post" action="${base}/kill-switch">${csrfField(csrf)}<button type="submit">End every member's sessions</button></form>
+${epoch === null ? "" : `<form method="post" action="${base}/kill-switch/lift">${csrfField(csrf)}<button type="submit">Lift the kill switch</button></form>`}
+<p><a href="${ORGANIZATIONS_PATH}">Your organizations</a> · <a href="/account/sessions">Your sessions</a></p>`;
+}
