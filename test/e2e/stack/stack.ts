@@ -35,6 +35,8 @@ export interface E2EStack {
   idpUrl: string;
   /** Where flows save their screenshots (`test-results/e2e`). */
   screenshotDir: string;
+  /** The auth worker's admin token for this run (the benchmarks revoke through the admin API). */
+  adminToken: string;
 }
 
 export interface RunningStack extends E2EStack {
@@ -54,6 +56,7 @@ export async function startStack(): Promise<RunningStack> {
   };
 
   try {
+    const adminToken = randomBytes(32).toString("base64url");
     const [authPort, consumerPort] = [await freePort(), await freePort()];
     const authUrl = `http://${HOST}:${authPort}`;
     const consumerUrl = `http://${HOST}:${consumerPort}`;
@@ -73,7 +76,7 @@ export async function startStack(): Promise<RunningStack> {
     const authEnv = join(work, "auth.env");
     writeEnvFile(authEnv, {
       SESSION_SECRET: randomBytes(32).toString("base64url"),
-      ADMIN_API_TOKEN: randomBytes(32).toString("base64url"),
+      ADMIN_API_TOKEN: adminToken,
       AUTH_REDIRECT_URL: `${authUrl}/auth/callback`,
       AUTH_RETURN_ORIGINS: consumerUrl,
       SECURITY_EVENTS_WEBHOOK_URL: `${idp.url}/__local/security-events`,
@@ -114,7 +117,7 @@ export async function startStack(): Promise<RunningStack> {
 
     await waitUntilReady(auth, () => answers200(`${authUrl}/health`), "GET /health answered 200");
     await waitUntilReady(consumer, () => bindingConnected(consumerUrl), "the AUTH service binding connected");
-    return { authUrl, consumerUrl, idpUrl: idp.url, screenshotDir: outDir, stop };
+    return { authUrl, consumerUrl, idpUrl: idp.url, screenshotDir: outDir, adminToken, stop };
   } catch (err) {
     await stop();
     throw err;
