@@ -38,8 +38,9 @@ export const people = {
 export function signIn(
   user: IdentityUser,
   organizationId = "org_acme",
+  facts: { authenticatedAt?: number; impersonator?: { email: string; reason: string | null } } = {},
 ): Promise<{ sessionId: string; cookie: string }> {
-  return env.AUTH_TEST.create(user, organizationId);
+  return env.AUTH_TEST.create(user, organizationId, facts);
 }
 
 export interface Visit {

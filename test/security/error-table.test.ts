@@ -331,6 +331,56 @@ describe("README's auth-worker error table, row by row", () => {
     }
   });
 
+  it("step_up_required 403: a sensitive action with an old sign-in, and a step-up the provider did not confirm", async () => {
+    const ada = "user_01ADALOVELACE0000000000000";
+    const { jar, authorize } = await startLogin(`organization_id=${ACME}`);
+    const old = Math.floor(Date.now() / 1000) - 3600;
+    const code = ((await (await providerCode(authorize, ada, ACME, old)).json()) as { code: string }).code;
+    const signedIn = await send(`/auth/callback?code=${code}&state=${authorize.searchParams.get("state")}`, {
+      headers: { Cookie: cookieHeader(jar) },
+    });
+    cookiesFrom(signedIn, jar);
+    const { jar: withToken, token } = await withCsrf(jar);
+    const action = await send(`/account/organizations/${ACME}/kill-switch`, {
+      method: "POST",
+      headers: { Cookie: cookieHeader(withToken), "X-CSRF-Token": token, Origin: ORIGIN, ...JSON_ACCEPT },
+    });
+    expect(await answer(action)).toEqual({ status: 403, error: "step_up_required" });
+    const step = await send(`/auth/login?organization_id=${ACME}&max_age=300`, {
+      headers: { Cookie: cookieHeader(jar) },
+    });
+    cookiesFrom(step, jar);
+    const again = new URL(step.headers.get("Location")!);
+    const staleCode = ((await (await providerCode(again, ada, ACME, old)).json()) as { code: string }).code;
+    const refused = await send(`/auth/callback?code=${staleCode}&state=${again.searchParams.get("state")}`, {
+      headers: { Cookie: cookieHeader(jar), ...JSON_ACCEPT },
+    });
+    expect(await answer(refused)).toEqual({ status: 403, error: "step_up_required" });
+  });
+
+  it("impersonation_forbidden 403: an impersonated session signing out the person's other sessions", async () => {
+    const ada = "user_01ADALOVELACE0000000000000";
+    await fetch(`${idp.url}/__local/impersonations`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ user_id: ada, impersonator_email: "support@acme.test" }),
+    });
+    const { jar, authorize } = await startLogin(`organization_id=${ACME}`);
+    const code = ((await (await providerCode(authorize, ada, ACME)).json()) as { code: string }).code;
+    cookiesFrom(
+      await send(`/auth/callback?code=${code}&state=${authorize.searchParams.get("state")}`, {
+        headers: { Cookie: cookieHeader(jar) },
+      }),
+      jar,
+    );
+    const { jar: withToken, token } = await withCsrf(jar);
+    const res = await send("/account/sessions/revoke-others", {
+      method: "POST",
+      headers: { Cookie: cookieHeader(withToken), "X-CSRF-Token": token, Origin: ORIGIN, ...JSON_ACCEPT },
+    });
+    expect(await answer(res)).toEqual({ status: 403, error: "impersonation_forbidden" });
+  });
+
   it("not_configured 503: the organizations' controls without the ORGANIZATIONS binding", async () => {
     const { ORGANIZATIONS: _none, ...without } = live;
     const res = await send(`/admin/organizations/${GLOBEX}/kill-switch`, { headers: ADMIN }, without as WorkerEnv);

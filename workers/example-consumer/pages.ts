@@ -58,3 +58,11 @@ export function adminPage(user: AppUser, slug: string): Response {
 export function notMemberPage(slug: string): Response {
   return page("Forbidden", `<h1>Forbidden</h1><p>You are not a member of ${escapeHtml(slug)}.</p>`, 403);
 }
+
+/** A sensitive page: behind a recent sign-in (step-up) and never for an impersonated session. */
+export function settingsPage(user: AppUser): Response {
+  return page(
+    "Settings",
+    `<h1>Settings</h1><p>${escapeHtml(displayName(user))} signed in recently enough to change settings here.</p><p><a href="/dashboard">Dashboard</a></p>`,
+  );
+}

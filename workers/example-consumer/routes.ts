@@ -19,7 +19,9 @@ import {
   jsonError,
   loginUrlFor,
   type Middleware,
+  NoImpersonationMiddleware,
   type OrganizationMembership,
+  RecentAuthMiddleware,
   ServiceAuthMiddleware,
   ServiceLogoutHandler,
   ServiceProvider,
@@ -30,7 +32,7 @@ import {
 // comes with them (bench-bundle checks that this worker bundles none of those).
 import { OrgResolver, RoleMiddleware, redirectUrlProblem } from "gatehouse-workers/auth";
 import type { ConsumerEnv } from "./env";
-import { adminPage, dashboardPage, homePage, notMemberPage } from "./pages";
+import { adminPage, dashboardPage, homePage, notMemberPage, settingsPage } from "./pages";
 import { registerQuotaRoute } from "./quota";
 
 export class ExampleConsumerProvider extends ServiceProvider<ConsumerEnv> {
@@ -79,6 +81,12 @@ export class ExampleConsumerProvider extends ServiceProvider<ConsumerEnv> {
     });
 
     app.hono.use("/dashboard", toHono(pages));
+    // A sensitive page: a sign-in of the last five minutes (else a step-up at the provider), and
+    // never an operator signed in as someone else.
+    app.hono.use("/settings", toHono(pages));
+    app.hono.use("/settings", toHono(new NoImpersonationMiddleware()));
+    app.hono.use("/settings", toHono(new RecentAuthMiddleware(300, { loginUrl: app.env.AUTH_LOGIN_URL })));
+    app.hono.get("/settings", (ctx) => settingsPage(currentUser(ctx.req.raw)!));
     // Where a tab fetches a fresh live ticket (the page guard answers it).
     app.hono.use(DEFAULT_TICKET_PATH, toHono(pages));
     app.hono.use("/org/*", toHono(pages));

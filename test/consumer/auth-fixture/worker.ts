@@ -9,7 +9,7 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { authApplication } from "../../../workers/auth/app";
 import { AuthError } from "../../../workers/auth/errors";
-import { SessionManager } from "../../../workers/auth/session/session-manager";
+import { SessionManager, type SignInFacts } from "../../../workers/auth/session/session-manager";
 import type { IdentityUser } from "../../../workers/auth/types";
 import { AuthService, type AuthWorkerEnv } from "../../../workers/auth/worker";
 
@@ -17,9 +17,13 @@ export { AuthService, default, OrganizationSessions, UserSessions } from "../../
 
 export class TestSessions extends WorkerEntrypoint<AuthWorkerEnv> {
   /** Creates a session as the callback route would; returns its public id and the `Cookie` header for it. */
-  async create(user: IdentityUser, organizationId?: string): Promise<{ sessionId: string; cookie: string }> {
+  async create(
+    user: IdentityUser,
+    organizationId?: string,
+    signIn: SignInFacts = {},
+  ): Promise<{ sessionId: string; cookie: string }> {
     const sessions = authApplication(this.env).container.resolve(SessionManager);
-    const { sessionId, response } = await sessions.createSession(user, organizationId);
+    const { sessionId, response } = await sessions.createSession(user, organizationId, {}, signIn);
     const cookie = response.headers.get("Set-Cookie")!.split(";")[0]!;
     return { sessionId, cookie };
   }
