@@ -82,11 +82,12 @@ export class LiveChannel {
     }
     const ticket = await minting;
     if (!ticket) return response;
+    // The script itself (not its whole origin) and the channel's origin.
     allowContentSources(request, {
-      scriptSrc: [new URL(ticket.scriptUrl).origin],
+      scriptSrc: [`${new URL(ticket.scriptUrl).origin}${new URL(ticket.scriptUrl).pathname}`],
       connectSrc: [new URL(ticket.channelUrl).origin],
     });
-    return new HtmlTransformer()
+    const page = new HtmlTransformer()
       .injectScript(ticket.scriptUrl, "body", {
         data: {
           channel: ticket.channelUrl,
@@ -98,5 +99,8 @@ export class LiveChannel {
         defer: true,
       })
       .transform(response);
+    // The page now holds a ticket and a user id: never stored by a cache, whatever the handler said.
+    page.headers.set("Cache-Control", "private, no-store");
+    return page;
   }
 }

@@ -29,6 +29,7 @@ import {
   notifyRevoked,
   notifyUpdated,
   PENDING_TAG,
+  PENDING_TTL_MS,
   partyRequest,
   RECORD_HEADER,
   RECORD_TAG,
@@ -57,7 +58,7 @@ import { consumeTicket, mintTicket, TICKET_TTL_MS } from "./tickets";
 import { appendEvent, DEFAULT_RETENTION_MS, type NewEvent, pageTimeline, pruneTimeline } from "./timeline";
 
 /** What a tab's connection carries: its session once joined (by cookie or ticket), or that it waits for a ticket. */
-type ConnectionState = { sessionId?: string; pending?: boolean };
+type ConnectionState = { sessionId?: string; pending?: boolean; since?: number };
 
 export interface UserSessionsEnv {
   /** The session KV namespace, under the binding name in `UserSessions.sessionsBinding` (default SESSIONS). */
@@ -527,11 +528,16 @@ export class UserSessions extends Server<ServerEnv> {
     try {
       if (ctx.request.headers.get(TICKET_HEADER) === "1") {
         // A tab of another site: it joins a session with its first message, a ticket.
-        connection.setState({ pending: true });
+        const now = objectNow();
+        connection.setState({ pending: true, since: now });
+        // At most MAX_PENDING wait, each at most PENDING_TTL_MS: older or surplus ones are closed.
         const waiting = [...this.getConnections<ConnectionState>(PENDING_TAG)].filter((c) => c.state?.pending === true);
-        for (const stale of waiting.slice(0, Math.max(0, waiting.length - MAX_PENDING))) {
-          stale.close(CLOSE_SESSION_INACTIVE, "no ticket");
-        }
+        const surplus = Math.max(0, waiting.length - MAX_PENDING);
+        waiting.forEach((stale, i) => {
+          if (i < surplus || now - Number(stale.state?.since ?? now) > PENDING_TTL_MS) {
+            stale.close(CLOSE_SESSION_INACTIVE, "no ticket");
+          }
+        });
         return;
       }
       const sessionId = ctx.request.headers.get(SESSION_HEADER);
@@ -560,7 +566,13 @@ export class UserSessions extends Server<ServerEnv> {
     connection: Connection<ConnectionState>,
     message: string | ArrayBuffer | ArrayBufferView,
   ): Promise<void> {
-    if (connection.state?.pending === true) return this.#redeem(connection, message);
+    if (connection.state?.pending === true) {
+      if (objectNow() - Number(connection.state.since ?? 0) > PENDING_TTL_MS) {
+        connection.close(CLOSE_SESSION_INACTIVE, "ticket refused");
+        return;
+      }
+      return this.#redeem(connection, message);
+    }
     if (message === "ping") connection.send(encodeMessage({ type: "pong", at: new Date() }));
   }
 
@@ -658,7 +670,8 @@ export class UserSessions extends Server<ServerEnv> {
     // Same commit as the rows above (no await in between): a crash from here on resumes the KV writes.
     this.#scheduleAlarm(options.inlineKv !== false);
     const socketsClosed = notifyRevoked(
-      this.getConnections<{ sessionId: string }>(),
+      // Joined tabs only: one still waiting for its ticket learns nothing of the session.
+      this.#joined() as Iterable<Connection<{ sessionId: string }>>,
       ids,
       reason,
       now,

@@ -30,6 +30,8 @@ export const TICKET_HEADER = "x-gatehouse-ticket";
 export const PENDING_TAG = "pending";
 /** Tabs an object lets wait for their ticket at once; a newer one closes the oldest. */
 export const MAX_PENDING = 32;
+/** How long a tab may wait before its ticket arrives (the script sends it on open). */
+export const PENDING_TTL_MS = 10_000;
 
 /** WebSocket close code for a failure on our side (RFC 6455 1011); the reason is always generic. */
 export const CLOSE_INTERNAL_ERROR = 1011;

@@ -127,9 +127,13 @@ export class ProviderTokens {
   }
 }
 
-/** The provider answered with a server error: it did not take the token (a timeout or a refusal may have). */
+/**
+ * The provider answered without taking the token: a server error, our credentials refused (401,
+ * 403) or rate limited (429). A timeout, a network failure or a refusal of the token (400) may
+ * have spent it.
+ */
 function unspent(err: unknown): boolean {
   const cause = (err as { cause?: { status?: unknown } } | null)?.cause;
   const status = Number(cause?.status ?? (err as { providerStatus?: unknown } | null)?.providerStatus);
-  return Number.isFinite(status) && status >= 500;
+  return Number.isFinite(status) && (status >= 500 || status === 401 || status === 403 || status === 429);
 }

@@ -64,7 +64,9 @@ describe("the live channel in the consumer's pages", () => {
         .split(";")
         .map((d) => d.trim())
         .find((d) => d.startsWith(`${name} `)) ?? "";
-    expect(directive("script-src").split(" ")).toEqual(["script-src", "'self'", auth]);
+    // The script itself, not its whole origin; the page is never cached (it holds a ticket).
+    expect(directive("script-src").split(" ")).toEqual(["script-src", "'self'", `${auth}/live.js`]);
+    expect(res.headers.get("Cache-Control")).toBe("private, no-store");
     expect(directive("connect-src").split(" ")).toEqual([
       "connect-src",
       "'self'",

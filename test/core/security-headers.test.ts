@@ -1,5 +1,6 @@
 import {
   Application,
+  allowContentSources,
   DEFAULT_CONTENT_SECURITY_POLICY,
   GatehouseError,
   type Middleware,
@@ -181,5 +182,34 @@ describe("SecurityHeadersMiddleware", () => {
     expect(Object.isFrozen(DEFAULT_CONTENT_SECURITY_POLICY)).toBe(true);
     expect(DEFAULT_CONTENT_SECURITY_POLICY.frameAncestors).toEqual(["'none'"]);
     expect(DEFAULT_CONTENT_SECURITY_POLICY.scriptSrc).toEqual(["'self'"]);
+  });
+});
+
+describe("allowContentSources (issue 18): a handler lets a named origin into its own page's policy", () => {
+  it("adds host sources to fetch directives for that answer only; never a keyword, a wildcard or another directive", async () => {
+    const a = Application.create({}, { middleware: [new SecurityHeadersMiddleware()] });
+    a.hono.get("/with", (c) => {
+      allowContentSources(c.req.raw, {
+        scriptSrc: ["https://auth.example.com/live.js"],
+        connectSrc: ["wss://auth.example.com"],
+      });
+      return new Response("<p>hi</p>", { headers: HTML });
+    });
+    a.hono.get("/without", () => new Response("<p>hi</p>", { headers: HTML }));
+    const csp = (await a.fetch(new Request("https://app.example.com/with"))).headers.get("Content-Security-Policy")!;
+    expect(csp).toContain("script-src 'self' https://auth.example.com/live.js;");
+    expect(csp).toContain("connect-src 'self' wss://auth.example.com;");
+    const plain = (await a.fetch(new Request("https://app.example.com/without"))).headers.get(
+      "Content-Security-Policy",
+    )!;
+    expect(plain).not.toContain("auth.example.com");
+
+    const request = new Request("https://app.example.com/");
+    for (const bad of ["'unsafe-inline'", "*", "https:", "'unsafe-eval'", "https://*.example.com", "data:"]) {
+      expect(() => allowContentSources(request, { scriptSrc: [bad] }), bad).toThrow(SecurityHeadersError);
+    }
+    expect(() =>
+      allowContentSources(request, { frameAncestors: ["https://evil.example"] } as unknown as { scriptSrc: string[] }),
+    ).toThrow(/not a fetch directive/);
   });
 });

@@ -10,6 +10,7 @@ import { env } from "cloudflare:workers";
 import { SessionManager } from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
 import type { UserSessions } from "../../durable-objects/user-sessions";
+import { ProviderTokens } from "../../durable-objects/user-sessions/provider-tokens";
 import { authApplication } from "../../workers/auth/app";
 import { AuthService } from "../../workers/auth/worker";
 import { callback, cookieHeader, idp, live, providerCode, startLogin } from "./helpers/world";
@@ -111,6 +112,46 @@ describe("getAccessToken: one refresh at a time", () => {
     });
     await expect(managers()[0]!.accessTokenFor(cookie)).rejects.toMatchObject({ code: "reauthentication_required" });
     expect((await stats()).by_session[sid]).toBeUndefined();
+  });
+
+  it("a provider that answers without taking the token (5xx, 401/403 on our key, 429) keeps it; a refusal of it drops it", async () => {
+    const stub = env.USER_SESSIONS.get(env.USER_SESSIONS.idFromName(`user_tokens_${Date.now()}`));
+    const cases: [number, string, boolean][] = [
+      [503, "provider_unavailable", true],
+      [429, "provider_unavailable", true],
+      [401, "provider_unavailable", true],
+      [403, "provider_unavailable", true],
+      [400, "reauthentication_required", false],
+    ];
+    for (const [status, reason, kept] of cases) {
+      const outcome = await runInDurableObject(stub, async (_o: UserSessions, state) => {
+        const sql = state.storage.sql;
+        const now = Date.now();
+        sql.exec("DELETE FROM sessions WHERE id = 's1'");
+        sql.exec(
+          `INSERT INTO sessions (id, created_at, last_seen_at, expires_at, absolute_expires_at, refresh_token, refresh_pending)
+           VALUES ('s1', ?, ?, ?, ?, 'rt_old', 0)`,
+          now,
+          now,
+          now + 3_600_000,
+          now + 3_600_000,
+        );
+        const failing = new ProviderTokens(
+          sql,
+          () => () => async () => {
+            throw Object.assign(new Error("refused"), { cause: { status } });
+          },
+          {},
+        );
+        const answer = await failing.accessToken("s1", now);
+        const row = sql
+          .exec<{ refresh_token: string | null }>("SELECT refresh_token FROM sessions WHERE id = 's1'")
+          .one();
+        return { answer, token: row.refresh_token };
+      });
+      expect(outcome.answer, String(status)).toEqual({ ok: false, reason });
+      expect(outcome.token, String(status)).toBe(kept ? "rt_old" : null);
+    }
   });
 
   it("no session, no token; over RPC the answer says why", async () => {

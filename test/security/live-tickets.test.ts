@@ -157,6 +157,25 @@ describe("live tickets (a tab of another site)", () => {
     expect(tab.frames).toHaveLength(1);
   });
 
+  it("a tab that waits more than 10 s for its ticket is closed; a waiting tab never hears a sign-out everywhere", async () => {
+    const sessions = manager();
+    const user = freshUser();
+    const { cookie } = await newSession(sessions, user);
+    const slow = await connect(user);
+    const { ticket } = (await sessions.liveTicket(cookie))!;
+    setObjectClock(() => Date.now() + 10_001);
+    slow.ws!.send(JSON.stringify({ type: "ticket", ticket }));
+    expect((await within(slow.closed)).code).toBe(4003);
+    setObjectClock(null);
+
+    const waiting = await connect(user);
+    const result = await sessions.revokeUser(user);
+    expect(result.socketsClosed).toBe(0);
+    waiting.ws!.send("ping"); // not a ticket: closed, and it heard nothing before
+    await within(waiting.closed);
+    expect(waiting.frames).toEqual([]);
+  });
+
   it("keeps at most 32 tabs waiting for a ticket: a newer one closes the oldest", async () => {
     const user = freshUser();
     await newSession(manager(), user);

@@ -107,6 +107,33 @@ describe("step-up (RecentAuthMiddleware) on the organization console", () => {
     expect(await env.SESSIONS.get(`org-epoch:${ACME}`)).toBeNull();
   });
 
+  it("an ordinary sign-in, or an operator's impersonation, in a browser with a session never ends that session", async () => {
+    const { jar } = await signIn(ADA);
+    const own = jar["__Host-gh_session"];
+    const again = await startLogin(`organization_id=${ACME}`);
+    for (const [name, value] of Object.entries(jar)) again.jar[name] ??= value;
+    const code = ((await (await providerCode(again.authorize, ADA, ACME)).json()) as { code: string }).code;
+    await callback(again.authorize, code, again.jar);
+    const stillOwn = await send("/api/me", {
+      headers: { Cookie: `__Host-gh_session=${own}`, Accept: "application/json" },
+    });
+    expect(stillOwn.status).toBe(200);
+
+    await fetch(`${idp.url}/__local/impersonations`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ user_id: ADA, impersonator_email: "support@acme.test" }),
+    });
+    const operator = await startLogin(`organization_id=${ACME}`);
+    for (const [name, value] of Object.entries(jar)) operator.jar[name] ??= value;
+    const imp = ((await (await providerCode(operator.authorize, ADA, ACME)).json()) as { code: string }).code;
+    await callback(operator.authorize, imp, operator.jar);
+    const stillOwnAfter = await send("/api/me", {
+      headers: { Cookie: `__Host-gh_session=${own}`, Accept: "application/json" },
+    });
+    expect(stillOwnAfter.status).toBe(200);
+  });
+
   it("only an admin of the organization gets in; a bad id is 400", async () => {
     const alan = await signIn(ALAN);
     expect((await html(alan.jar, CONSOLE)).status).toBe(403);

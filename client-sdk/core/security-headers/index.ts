@@ -16,19 +16,39 @@ const AddedSources = new RequestKey<Partial<Record<keyof ContentSecurityPolicyDi
   "gatehouse.cspSources",
 );
 
+/** The directives a handler may add sources to: where a page loads things from, nothing else. */
+export type ContentSourceDirective = "scriptSrc" | "connectSrc" | "imgSrc" | "styleSrc" | "fontSrc";
+const FETCH_DIRECTIVES: ReadonlySet<string> = new Set(["scriptSrc", "connectSrc", "imgSrc", "styleSrc", "fontSrc"]);
+/** A host source with a scheme (`https://auth.example.com`, `wss://auth.example.com:8443/path`): no keyword, no wildcard. */
+const HOST_SOURCE = /^(https?|wss?):\/\/[a-z0-9.-]+(:\d{1,5})?(\/[^\s;,'*]*)?$/i;
+
 /**
  * Adds sources to the Content-Security-Policy `SecurityHeadersMiddleware` gives this request's
  * document, for what a handler put into that page (e.g. the live channel's script and socket on the
- * auth worker's origin). Appended to the directive's sources (`'none'` is replaced); only this
- * request's answer changes. Values are checked like the middleware's own.
+ * auth worker's origin). Only the fetch directives, only host sources with a scheme (never a
+ * keyword such as `'unsafe-inline'`, never `*`): it can let a named origin in, never loosen the
+ * policy otherwise. Appended to the directive's sources (`'none'` is replaced); only this
+ * request's answer changes. Anything else throws a `SecurityHeadersError` at the call.
  */
 export function allowContentSources(
   request: Request,
-  sources: Partial<Record<keyof ContentSecurityPolicyDirectives, readonly string[]>>,
+  sources: Partial<Record<ContentSourceDirective, readonly string[]>>,
 ): void {
   const added = { ...(getRequestValue(request, AddedSources) ?? {}) };
-  for (const [key, values] of Object.entries(sources) as [keyof ContentSecurityPolicyDirectives, readonly string[]][]) {
-    added[key] = [...new Set([...(added[key] ?? []), ...values.map(checked)])];
+  for (const [key, values] of Object.entries(sources) as [ContentSourceDirective, readonly string[]][]) {
+    if (!FETCH_DIRECTIVES.has(key)) {
+      throw new SecurityHeadersError("invalid_option", {
+        message: `allowContentSources: ${key} is not a fetch directive`,
+      });
+    }
+    for (const value of values) {
+      if (!HOST_SOURCE.test(value)) {
+        throw new SecurityHeadersError("invalid_option", {
+          message: `allowContentSources: ${JSON.stringify(value)} is not a host source with a scheme`,
+        });
+      }
+    }
+    added[key] = [...new Set([...(added[key] ?? []), ...values])];
   }
   setRequestValue(request, AddedSources, added);
 }

@@ -156,7 +156,8 @@ export async function handleCallback(
         });
       }
     }
-    // The session this browser had (replaced by this sign-in, e.g. a step-up) ends: no orphan behind the new cookie.
+    // A step-up replaces the session this browser had (no orphan behind the new cookie); an ordinary
+    // sign-in or an operator's impersonation never ends the person's own session.
     const previous = await sessionManager.resolveSession(request).catch(() => null);
     const { response } = await sessionManager.createSession(
       auth.user,
@@ -167,7 +168,9 @@ export async function handleCallback(
           ...(auth.accessToken ? { accessToken: auth.accessToken } : {}),
           ...(auth.refreshToken ? { refreshToken: auth.refreshToken } : {}),
         },
-        ...(auth.authenticatedAt !== undefined ? { authenticatedAt: auth.authenticatedAt } : {}),
+        // Only the provider's word makes a sign-in recent: without `auth_time` it is unknown (0),
+        // and the step-up check above already refused a step-up without one.
+        authenticatedAt: auth.authenticatedAt ?? 0,
         ...(auth.impersonator ? { impersonator: auth.impersonator } : {}),
       },
     );
@@ -177,7 +180,7 @@ export async function handleCallback(
     });
     for (const c of response.headers.getSetCookie()) res.headers.append("Set-Cookie", c);
     res.headers.append("Set-Cookie", check.clearCookie);
-    if (previous && previous.user.id === auth.user.id) {
+    if (previous && previous.user.id === auth.user.id && flow.maxAge !== undefined && !auth.impersonator) {
       await sessionManager
         .revokeSessionOf(previous.user.id, previous.sessionId, "replaced", { kind: "user" })
         .catch((err: unknown) => {

@@ -193,9 +193,10 @@ export class SessionManager {
       ? Math.min(this.config.absoluteTimeout, this.config.impersonationTimeout)
       : this.config.absoluteTimeout;
     const absoluteExpiresAt = now + lifetime * 1000;
+    // A caller's own sign-in (library mode) is now; the callback always passes the provider's word.
     const authenticatedAt =
       typeof signIn.authenticatedAt === "number" && Number.isFinite(signIn.authenticatedAt)
-        ? Math.min(signIn.authenticatedAt, now)
+        ? Math.max(0, Math.min(signIn.authenticatedAt, now))
         : now;
     const record: SessionRecord = {
       v: 1,

@@ -14,7 +14,9 @@
 
 /** The browser APIs this script uses (the project compiles against workers-types, without the DOM). */
 interface Page {
-  readonly document: { readonly currentScript: { readonly dataset: Record<string, string | undefined> } | null };
+  readonly document: {
+    readonly currentScript: { readonly dataset: Record<string, string | undefined>; readonly src: string } | null;
+  };
   readonly location: { readonly href: string; assign(url: string): void; reload(): void };
   readonly navigator: {
     readonly locks?: { request(name: string, callback: () => Promise<unknown>): Promise<unknown> };
@@ -45,11 +47,15 @@ const NAVIGATION_GRACE_MS = 3_000;
 type Message = { type: string; [key: string]: unknown };
 
 function start(page: Page): void {
-  const data = page.document.currentScript?.dataset ?? {};
+  const script = page.document.currentScript;
+  const data = script?.dataset ?? {};
   const channel = data.channel;
   const user = data.user;
   const signedOut = data.signedOut;
-  if (!channel || !user || !signedOut) return;
+  if (!script || !channel || !user || !signedOut) return;
+  // The channel and the signed-out page are the auth worker's, which served this script: an
+  // attribute pointing anywhere else (a page with an HTML injection) is ignored.
+  if (!sameServer(script.src, channel) || new URL(signedOut).origin !== new URL(script.src).origin) return;
   const name = `gatehouse-live:${user}`;
   const Bus = page.BroadcastChannel;
   const bus = Bus ? new Bus(name) : null;
@@ -65,7 +71,9 @@ function start(page: Page): void {
     if (leaving) return;
     leaving = true;
     const target = new URL(signedOut);
-    target.searchParams.set("return_to", page.location.href);
+    const here = new URL(page.location.href);
+    here.hash = ""; // a fragment may hold a token of the app's own
+    target.searchParams.set("return_to", here.href);
     page.location.assign(target.href);
   };
 
@@ -175,6 +183,17 @@ function start(page: Page): void {
   const locks = page.navigator.locks;
   if (locks) void locks.request(name, lead);
   else void lead(); // no Web Locks: every tab holds its own socket
+}
+
+/** The socket URL is on the host that served the script (`wss:` for `https:`, `ws:` for `http:`). */
+function sameServer(scriptSrc: string, channel: string): boolean {
+  try {
+    const from = new URL(scriptSrc);
+    const to = new URL(channel);
+    return to.host === from.host && to.protocol === (from.protocol === "https:" ? "wss:" : "ws:");
+  } catch {
+    return false;
+  }
 }
 
 start(globalThis as unknown as Page);
