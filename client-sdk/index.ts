@@ -74,7 +74,7 @@ export { type ExecResult, type PreparedStatement, SqlDatabase, type StatementRes
 export { type VectorizeVector, type VectorQueryOptions, VectorStore } from "./bindings/vectorize";
 // Framework core
 export { type AppBindings, Application, type ApplicationOptions, EnvToken } from "./core/application";
-export { currentOrganizationSlug, currentUser } from "./core/auth-context";
+export { currentOrganizationSlug, currentUser, wantsJson } from "./core/auth-context";
 export {
   type Constructor,
   Container,
@@ -114,13 +114,21 @@ export {
   type SecurityHeadersOptions,
   type StrictTransportSecurityOptions,
 } from "./core/security-headers";
-// HtmlTransformer and VersionedKVStore
+// HtmlTransformer, the shared page look, and VersionedKVStore
 export {
   type AssignmentFn,
   escapeHtml,
   HtmlTransformError,
   type HtmlTransformErrorCode,
   HtmlTransformer,
+  PAGE_STYLES,
+  type PageDocument,
+  type PageHeader,
+  type PageLink,
+  type PagePerson,
+  type PageSignOut,
+  renderPage,
+  renderPageHeader,
   type ScriptAttributes,
   type ScriptPosition,
 } from "./html";

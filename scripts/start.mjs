@@ -3,7 +3,8 @@
  * `npm start`: this repository's auth worker on http://127.0.0.1:8787 with the local identity
  * provider on :8788, through the same code as an adopter's `npx gatehouse-workers dev` (scripts/cli):
  * .dev.vars checked with the worker's own rules, the provider started when .dev.vars points at
- * loopback, then `wrangler dev` (state in .wrangler/state, metrics off). On first run it creates
+ * loopback (its directory kept in .wrangler/state/local-idp/directory.json), then `wrangler dev`
+ * (state in .wrangler/state, metrics off). A taken port is one line and exit code 1. On first run it creates
  * .dev.vars from .dev.vars.example with fresh secrets (later, it adds secrets the example gained),
  * and the example consumer's .dev.vars.
  * Arguments pass through: `npm start -- --port 9000`.
@@ -43,4 +44,8 @@ if (!existsSync(consumerVars)) {
   writeFileSync(consumerVars, readFileSync(resolve(root, "workers/example-consumer/.dev.vars.example"), "utf8"));
 }
 
-process.exitCode = await runCli(["dev", ...process.argv.slice(2)], { ...processContext(), cwd: root });
+process.exitCode = await runCli(["dev", ...process.argv.slice(2)], {
+  ...processContext(),
+  cwd: root,
+  devCommand: "npm start --",
+});

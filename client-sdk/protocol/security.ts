@@ -68,6 +68,33 @@ export interface KnownDevice {
   sessions: number;
 }
 
+/** Where a user's security events are delivered: the host's Queue or its signed webhook. */
+export type SecurityEventDestination = "queue" | "webhook";
+
+/** How one delivery attempt went: `dropped` is a failure after the last retry. */
+export type DeliveryOutcome = "delivered" | "failed" | "dropped";
+
+/** The deliveries of one user's security events, for an operator (the admin console). */
+export interface SecurityEventDeliveries {
+  /** Still to make: the event, its destination, attempts so far and the next try (ms). */
+  pending: {
+    eventId: string | null;
+    type: SecurityEventType | null;
+    destination: SecurityEventDestination;
+    attempts: number;
+    nextAt: number;
+  }[];
+  /** The latest attempts, newest first (the object keeps the last 100). */
+  recent: {
+    eventId: string | null;
+    type: SecurityEventType | null;
+    destination: SecurityEventDestination;
+    at: number;
+    outcome: DeliveryOutcome;
+    attempt: number;
+  }[];
+}
+
 /** What a revocation did, kept so an operator can fetch it later by id. */
 export interface RevocationReceipt {
   id: string;

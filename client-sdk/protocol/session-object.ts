@@ -74,8 +74,10 @@ export type RevocationReason =
   | "signed_out_elsewhere"
   | "provider"
   | "user_deleted"
-  /** The same browser signed in again (a step-up): its tabs reload into the new session. */
-  | "replaced";
+  /** The same browser signed in again as the same person (a sign-in or a step-up): its tabs reload into the new session. */
+  | "replaced"
+  /** The same browser signed in as another person: the old session's tabs go to the signed-out page. */
+  | "replaced_by_other_user";
 
 export interface RevocationResult {
   /** The receipt of this revocation (fetch it later by id); absent when nothing was revoked. */

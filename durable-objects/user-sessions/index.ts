@@ -14,6 +14,7 @@ import type {
   KnownDevice,
   RevocationActor,
   RevocationReceipt,
+  SecurityEventDeliveries,
   SessionLocation,
   TimelinePage,
 } from "../../client-sdk/protocol/security";
@@ -39,10 +40,10 @@ import {
 } from "./live";
 import type { Membership } from "./memberships";
 import { CLOSE_SESSION_INACTIVE, encodeMessage } from "./messages";
-import { type Destinations, deliverDue, enqueueDeliveries, nextDelivery } from "./outbox";
+import { type Destinations, deliverDue, enqueueDeliveries, listDeliveries, nextDelivery } from "./outbox";
 import { applyProviderEvent, purgeProviderEventState } from "./provider-events";
 import { type AccessTokenAnswer, ProviderTokens, type TokenRefresher } from "./provider-tokens";
-import { pruneReceipts, readReceipt, storeReceipt } from "./receipts";
+import { listReceipts, pruneReceipts, readReceipt, storeReceipt } from "./receipts";
 import { commitRevocation, drainKvDeletes, pendingKvDeletes, sessionIds, toInfo } from "./revocation";
 import { RewriteQueue, rewriteLimit } from "./rewrites";
 import {
@@ -437,6 +438,16 @@ export class UserSessions extends Server<ServerEnv> {
     return readReceipt(this.ctx.storage.sql, id, objectNow());
   }
 
+  /** The latest receipts of this user's revocations (at most `limit`, 1–100), newest first. */
+  receipts(limit = 20): RevocationReceipt[] {
+    return listReceipts(this.ctx.storage.sql, this.#userId(), objectNow(), clampLimit(limit));
+  }
+
+  /** The deliveries of this user's security events still to make and the latest attempts. */
+  deliveries(limit = 20): SecurityEventDeliveries {
+    return listDeliveries(this.ctx.storage.sql, this.#userId(), clampLimit(limit));
+  }
+
   /**
    * Applies one verified identity-provider event, once per event id (ids are
    * remembered for `PROCESSED_EVENT_TTL_MS`). `session.revoked` revokes the session
@@ -688,7 +699,10 @@ export class UserSessions extends Server<ServerEnv> {
       );
       this.#record(
         {
-          type: reason === "logout" || reason === "replaced" ? "session.signed_out" : "session.revoked",
+          type:
+            reason === "logout" || reason === "replaced" || reason === "replaced_by_other_user"
+              ? "session.signed_out"
+              : "session.revoked",
           at: now,
           sessionId: ids.length === 1 ? ids[0]! : null,
           device: single?.device ?? null,
@@ -808,4 +822,9 @@ function sessionsNamespace(env: Readonly<Record<string, unknown>>, name: string)
   console.error(problem);
   const refuse = () => Promise.reject(new Error(problem));
   return { get: refuse, put: refuse, delete: refuse, list: refuse, getWithMetadata: refuse } as unknown as KVNamespace;
+}
+
+/** A page size an operator may ask for: a whole number from 1 to 100 (anything else: 20). */
+function clampLimit(limit: number): number {
+  return Number.isInteger(limit) && limit >= 1 && limit <= 100 ? limit : 20;
 }

@@ -7,7 +7,12 @@
  * drop a retried delivery it already has. It never logs a secret or an event's contents.
  */
 import { withDeadline } from "../../client-sdk/core/deadline";
-import type { SecurityEvent } from "../../client-sdk/protocol/security";
+import type {
+  DeliveryOutcome,
+  SecurityEvent,
+  SecurityEventDeliveries,
+  SecurityEventDestination,
+} from "../../client-sdk/protocol/security";
 import {
   SECURITY_EVENT_ID_HEADER,
   SECURITY_EVENT_SIGNATURE_HEADER,
@@ -26,7 +31,7 @@ export interface Destinations {
   webhook: { url: string; secret: string } | null;
 }
 
-type Destination = "queue" | "webhook";
+type Destination = SecurityEventDestination;
 
 /** Queues deliveries of the event with timeline number `seq` to every configured destination. */
 export function enqueueDeliveries(sql: SqlStorage, seq: number, destinations: Destinations, now: number): void {
@@ -91,6 +96,8 @@ export async function deliverDue(
           )
         : await Promise.all(events.map((e) => sendToWebhook(destinations.webhook!, e.event, fetcher)));
     events.forEach(({ seq, attempts }, i) => {
+      const outcome = outcomes[i] ? "delivered" : attempts >= RETRY_DELAYS_MS.length ? "dropped" : "failed";
+      logDelivery(sql, { seq, destination, at: now, outcome, attempt: attempts + 1 });
       if (outcomes[i]) {
         sql.exec("DELETE FROM outbox WHERE seq = ? AND destination = ?", seq, destination);
         run.delivered++;
@@ -112,6 +119,70 @@ export async function deliverDue(
     });
   }
   return run;
+}
+
+/** Attempts the delivery log keeps (per user, newest kept): enough for an operator's page. */
+export const DELIVERY_LOG_SIZE = 100;
+
+/** One attempt to deliver event `seq` to a destination, and how it went. */
+interface DeliveryAttempt {
+  seq: number;
+  destination: Destination;
+  at: number;
+  outcome: DeliveryOutcome;
+  attempt: number;
+}
+
+function logDelivery(sql: SqlStorage, attempt: DeliveryAttempt): void {
+  sql.exec(
+    "INSERT INTO deliveries (seq, destination, at, outcome, attempt) VALUES (?, ?, ?, ?, ?)",
+    attempt.seq,
+    attempt.destination,
+    attempt.at,
+    attempt.outcome,
+    attempt.attempt,
+  );
+  sql.exec(
+    "DELETE FROM deliveries WHERE id <= (SELECT id FROM deliveries ORDER BY id DESC LIMIT 1 OFFSET ?)",
+    DELIVERY_LOG_SIZE,
+  );
+}
+
+/**
+ * The deliveries of this user's security events an operator can see: those still to make (with
+ * their attempts and next try) and the latest attempts (newest first), each naming its event.
+ */
+export function listDeliveries(sql: SqlStorage, userId: string, limit: number): SecurityEventDeliveries {
+  const named = (seq: number) => {
+    const event = eventAt(sql, userId, seq);
+    return { eventId: event?.id ?? null, type: event?.type ?? null };
+  };
+  const pending = sql
+    .exec<{ seq: number; destination: string; attempts: number; next_at: number }>(
+      "SELECT seq, destination, attempts, next_at FROM outbox ORDER BY next_at, seq LIMIT ?",
+      limit,
+    )
+    .toArray()
+    .map((r) => ({
+      ...named(Number(r.seq)),
+      destination: r.destination as Destination,
+      attempts: Number(r.attempts),
+      nextAt: Number(r.next_at),
+    }));
+  const recent = sql
+    .exec<{ seq: number; destination: string; at: number; outcome: string; attempt: number }>(
+      "SELECT seq, destination, at, outcome, attempt FROM deliveries ORDER BY id DESC LIMIT ?",
+      limit,
+    )
+    .toArray()
+    .map((r) => ({
+      ...named(Number(r.seq)),
+      destination: r.destination as Destination,
+      at: Number(r.at),
+      outcome: r.outcome as DeliveryOutcome,
+      attempt: Number(r.attempt),
+    }));
+  return { pending, recent };
 }
 
 function configured(destinations: Destinations): Destination[] {

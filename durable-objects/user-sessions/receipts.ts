@@ -66,6 +66,15 @@ export function readReceipt(sql: SqlStorage, id: string, now: number): Revocatio
   };
 }
 
+/** The latest receipts of this object (newest first), with their KV counts as they are now. */
+export function listReceipts(sql: SqlStorage, userId: string, now: number, limit: number): RevocationReceipt[] {
+  return sql
+    .exec<{ seq: number }>("SELECT seq FROM receipts WHERE expires_at > ? ORDER BY seq DESC LIMIT ?", now, limit)
+    .toArray()
+    .map((r) => readReceipt(sql, receiptId(userId, Number(r.seq)), now))
+    .filter((r): r is RevocationReceipt => r !== null);
+}
+
 export function pruneReceipts(sql: SqlStorage, now: number): void {
   sql.exec("DELETE FROM receipts WHERE expires_at <= ?", now);
 }

@@ -92,6 +92,14 @@ CREATE TABLE IF NOT EXISTS outbox (
   next_at INTEGER NOT NULL,
   PRIMARY KEY (seq, destination)
 );
+CREATE TABLE IF NOT EXISTS deliveries (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq INTEGER NOT NULL,
+  destination TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  outcome TEXT NOT NULL,
+  attempt INTEGER NOT NULL
+);
 `;
 
 /**

@@ -12,6 +12,11 @@ export interface CliContext {
   nodeVersion: string;
   out(line: string): void;
   err(line: string): void;
+  /**
+   * How the person runs `dev`, for the hints it prints (`<devCommand> --port 9000`): `npm start --`
+   * in this repository (scripts/start.mjs). Default `gatehouse-workers dev`.
+   */
+  devCommand?: string;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * `gatehouse-workers dev`: in a project made by `init`, checks `.dev.vars` with the worker's own
  * rules, starts the local identity provider when .dev.vars points at loopback (receiving the
- * worker's security events when .dev.vars has their secret), then runs the project's `wrangler dev`
+ * worker's security events when .dev.vars has their secret; its directory kept beside wrangler's
+ * local state, in `.wrangler/state/local-idp/directory.json`), then runs the project's `wrangler dev`
  * and exits with its code. Refuses before starting anything; never prints a secret, and always
  * closes the provider it started.
  */
@@ -11,8 +12,8 @@ import type { CliContext } from "./context.ts";
 import { type DevPlan, planDev, WORKER_HOST } from "./dev-plan.ts";
 import { readDevVars } from "./dev-vars.ts";
 import { CliError } from "./errors.ts";
-import { startIdp } from "./idp.ts";
-import { assertPortFree } from "./ports.ts";
+import { DIRECTORY_FILE, directoryFileIn, startIdp } from "./idp.ts";
+import { isPortFree } from "./ports.ts";
 import { USAGE } from "./usage.ts";
 import { findWrangler, runWrangler } from "./wrangler.ts";
 
@@ -35,13 +36,26 @@ export async function runDev(args: readonly string[], ctx: CliContext): Promise<
   }
   const plan = planDev({ port: stringFlag(parsed, "port"), idpPort: stringFlag(parsed, "idp-port") }, devVars);
   const wrangler = findWrangler(ctx.cwd);
-  await assertPortFree(plan.port, WORKER_HOST, "is another wrangler dev running? pick another with --port");
+  const command = ctx.devCommand ?? "gatehouse-workers dev";
+  // The port flags given, repeated in a hint so that following it keeps them.
+  const given: PortFlag[] = [
+    ...(stringFlag(parsed, "port") === undefined ? [] : [{ flag: "--port", port: plan.port }]),
+    ...(stringFlag(parsed, "idp-port") === undefined || !plan.idp
+      ? []
+      : [{ flag: "--idp-port", port: plan.idp.port ?? 0 }]),
+  ];
+  await assertPortsFree(plan, command, given);
 
-  const idp = plan.idp ? await startIdp(plan.idp, "is another dev-idp running? pick another with --idp-port") : null;
+  const idp = plan.idp
+    ? await startIdp(
+        { ...plan.idp, directoryFile: directoryFileIn(ctx.cwd), warn: ctx.err },
+        portHint(command, [{ flag: "--idp-port", port: plan.idp.port ?? 0 }], given),
+      )
+    : null;
   try {
     if (idp && plan.idp) {
       const webhook = plan.idp.webhook ? `signed webhooks to ${plan.idp.webhook.url}` : "webhooks off";
-      ctx.out(`gatehouse-workers: local identity provider on ${idp.url}  (demo people; ${webhook})`);
+      ctx.out(`gatehouse-workers: local identity provider on ${idp.url}  (directory in ${DIRECTORY_FILE}; ${webhook})`);
     } else {
       ctx.out(`gatehouse-workers: identity provider from .dev.vars (${devVars.IDENTITY_API_HOSTNAME ?? "WorkOS"})`);
     }
@@ -53,6 +67,57 @@ export async function runDev(args: readonly string[], ctx: CliContext): Promise<
   } finally {
     await idp?.close();
   }
+}
+
+/**
+ * The worker's port and the provider's, checked before anything starts: one line names every
+ * taken one and the command that picks others (`npm start -- --port 9000`), never a stack trace.
+ */
+async function assertPortsFree(plan: DevPlan, command: string, given: readonly PortFlag[]): Promise<void> {
+  const taken: PortFlag[] = [];
+  if (!(await isPortFree(plan.port, WORKER_HOST))) taken.push({ flag: "--port", port: plan.port });
+  const idpPort = plan.idp?.port;
+  if (
+    plan.idp &&
+    idpPort !== undefined &&
+    idpPort !== 0 &&
+    !(await isPortFree(idpPort, plan.idp.host ?? WORKER_HOST))
+  ) {
+    taken.push({ flag: "--idp-port", port: idpPort });
+  }
+  if (taken.length === 0) return;
+  const ports = taken.map((t) => t.port).join(" and ");
+  const verb = taken.length === 1 ? `port ${ports} is` : `ports ${ports} are`;
+  throw new CliError("port_in_use", `${verb} already in use (${portHint(command, taken, given)})`);
+}
+
+interface PortFlag {
+  flag: string;
+  port: number;
+}
+
+/**
+ * "is another npm start running? stop it, or pick another: npm start -- --port 9000": a free port
+ * for each taken one, and the port flags given that are not taken, as they were.
+ */
+function portHint(command: string, taken: readonly PortFlag[], given: readonly PortFlag[] = []): string {
+  const running = command.replace(/ --$/, "");
+  const picks = ["--port", "--idp-port"]
+    .map((flag) => {
+      const busy = taken.find((t) => t.flag === flag);
+      if (busy) return `${flag} ${alternative(flag, busy.port)}`;
+      const kept = given.find((g) => g.flag === flag);
+      return kept ? `${flag} ${kept.port}` : null;
+    })
+    .filter((pick) => pick !== null)
+    .join(" ");
+  return `is another ${running} running? stop it, or pick ${taken.length === 1 ? "another" : "others"}: ${command} ${picks}`;
+}
+
+/** 9000 for the worker and 9001 for the provider, unless that is the taken port itself. */
+function alternative(flag: string, taken: number): number {
+  const preferred = flag === "--port" ? 9000 : 9001;
+  return taken === preferred ? preferred + 2 : preferred;
 }
 
 /** Where the worker's security events go, in one line (the URL, never the secret). */

@@ -3,6 +3,8 @@
  * LOCAL_IDP_* variables (flags win), a start that turns "port in use" into one line, and the
  * IDENTITY_* lines a worker's .dev.vars needs. Never prints the webhook or security-events secret.
  */
+
+import { join } from "node:path";
 import {
   identityVariables,
   LOCAL_IDP_DEFAULTS,
@@ -12,6 +14,17 @@ import {
 } from "../local-idp/index.ts";
 import { parsePort } from "./args.ts";
 import { CliError, isAddressInUse } from "./errors.ts";
+
+/**
+ * Where `dev` and `dev-idp` keep the provider's directory, relative to the project: beside the
+ * worker's local state (`wrangler dev` persists to `.wrangler/state`; `.wrangler/` is git-ignored).
+ */
+export const DIRECTORY_FILE = ".wrangler/state/local-idp/directory.json";
+
+/** The directory file of the project in `cwd`. */
+export function directoryFileIn(cwd: string): string {
+  return join(cwd, DIRECTORY_FILE);
+}
 
 export interface IdpFlags {
   port?: string | undefined;

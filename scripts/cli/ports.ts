@@ -1,13 +1,13 @@
 /**
  * Whether a TCP port is free, found by listening on it for a moment: `dev` checks the worker's
- * port before it starts anything, so a taken port is one line instead of wrangler's own error.
- * Opens and closes a listener only; never connects anywhere.
+ * and the provider's ports before it starts anything, so a taken port is one line instead of
+ * wrangler's own error. Opens and closes a listener only; never connects anywhere.
  */
 import { createServer } from "node:net";
 import { CliError, isAddressInUse } from "./errors.ts";
 
-/** Throws `port_in_use` (with `hint`) when `host:port` cannot be listened on. */
-export async function assertPortFree(port: number, host: string, hint: string): Promise<void> {
+/** False when something listens on `host:port`; any other failure to listen is `start_failed`. */
+export async function isPortFree(port: number, host: string): Promise<boolean> {
   const server = createServer();
   try {
     await new Promise<void>((resolve, reject) => {
@@ -15,9 +15,10 @@ export async function assertPortFree(port: number, host: string, hint: string): 
       server.listen({ port, host, exclusive: true }, resolve);
     });
   } catch (err) {
-    if (isAddressInUse(err)) throw new CliError("port_in_use", `port ${port} is already in use (${hint})`);
+    if (isAddressInUse(err)) return false;
     const message = err instanceof Error ? err.message : String(err);
     throw new CliError("start_failed", `cannot listen on ${host}:${port}: ${message}`);
   }
   await new Promise<void>((resolve) => server.close(() => resolve()));
+  return true;
 }

@@ -16,16 +16,19 @@ Commands:
       IDENTITY_API_HOSTNAME is a loopback address (signed webhooks to the worker; with
       SECURITY_EVENTS_WEBHOOK_SECRET in .dev.vars it also receives the worker's security events
       and lists them on its page), then run the project's wrangler dev on http://127.0.0.1:<port>.
+      The provider's directory (people, roles, organizations) is kept across restarts in
+      .wrangler/state/local-idp/directory.json. A taken port stops it before anything starts.
 
   dev-idp [--port 8788] [--host 127.0.0.1] [--webhook-url <url> --webhook-secret <secret>]
-          [--security-events-secret <secret>]
+          [--security-events-secret <secret>] [--directory-file <path> | --in-memory]
       Run the local WorkOS-compatible identity provider alone (--port 0 picks a free port).
       With a security-events secret it receives the auth worker's signed security events at
-      /__local/security-events and lists them on its page.
+      /__local/security-events and lists them on its page. Its directory is kept in
+      .wrangler/state/local-idp/directory.json (or --directory-file; --in-memory keeps none).
       Environment: LOCAL_IDP_PORT, LOCAL_IDP_HOST, LOCAL_IDP_API_KEY, LOCAL_IDP_CLIENT_ID,
       LOCAL_IDP_PUBLIC_URL, LOCAL_IDP_REDIRECT_ORIGINS, LOCAL_IDP_WEBHOOK_URL,
-      LOCAL_IDP_WEBHOOK_SECRET and LOCAL_IDP_SECURITY_EVENTS_SECRET (flags win; prefer the
-      variables for secrets).
+      LOCAL_IDP_WEBHOOK_SECRET, LOCAL_IDP_SECURITY_EVENTS_SECRET and LOCAL_IDP_DIRECTORY_FILE
+      (flags win; prefer the variables for secrets).
 
 Options:
   -h, --help       Show this help

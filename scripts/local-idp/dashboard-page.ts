@@ -50,16 +50,10 @@ export interface DashboardPage {
 }
 
 const EXTRA_STYLE = `
-main{width:min(52rem,calc(100vw - 2rem))}
-h2{font-size:1rem;margin:1.5rem 0 .5rem}
+main,.site .bar{max-width:64rem}
 .row{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;margin-top:.5rem}
-.row form{margin:0;display:flex;gap:.4rem;align-items:center}
-.muted{color:#60646c;font-size:13px}
-select,input{font:inherit;padding:.3rem;border-radius:6px;border:1px solid #c8c9d0}
-button.danger{background:#e5484d;border-color:#e5484d}
-button.light{background:#fff;color:#3e63dd}
-table{width:100%;border-collapse:collapse;font-size:13px}
-td,th{text-align:left;padding:.3rem .4rem;border-bottom:1px solid #e0e1e6}
+.row form{margin:0;display:flex;flex-wrap:wrap;gap:.4rem;align-items:center}
+.muted,table{font-size:.875rem}
 `;
 
 function form(action: string, token: string, inner: string, label: string, cls = ""): string {
@@ -73,13 +67,13 @@ function membershipRow(page: DashboardPage, m: DashboardMembership): string {
     .join("");
   const select = `<select name="role" aria-label="Role in ${escapeHtml(m.organizationName)}">${options}</select>`;
   return `<div class="row" data-membership="${escapeHtml(m.id)}"><span>${escapeHtml(m.organizationName)}</span>
-${form(`/dashboard/memberships/${encodeURIComponent(m.id)}/role`, page.formToken, select, "Change role", "light")}</div>`;
+${form(`/dashboard/memberships/${encodeURIComponent(m.id)}/role`, page.formToken, select, "Change role", "secondary")}</div>`;
 }
 
 function sessionRow(page: DashboardPage, s: DashboardSession): string {
   const where = s.organizationName === null ? "no organization" : s.organizationName;
   return `<div class="row" data-session="${escapeHtml(s.id)}"><span class="muted">${escapeHtml(s.id)} · ${escapeHtml(where)} · since ${escapeHtml(s.createdAt)}</span>
-${form(`/dashboard/sessions/${encodeURIComponent(s.id)}/revoke`, page.formToken, "", "Revoke this session", "light")}</div>`;
+${form(`/dashboard/sessions/${encodeURIComponent(s.id)}/revoke`, page.formToken, "", "Revoke this session", "secondary")}</div>`;
 }
 
 /** Who the impersonate form proposes as the operator; any email may be typed instead. */
@@ -99,9 +93,9 @@ function impersonationRow(page: DashboardPage, u: DashboardUser): string {
     ? `<div class="row" data-impersonation="${escapeHtml(u.id)}"><span class="muted">Impersonation armed: the next sign-in of ${escapeHtml(u.name)}${
         u.impersonation.organizationName === null ? "" : ` into ${escapeHtml(u.impersonation.organizationName)}`
       } is by ${escapeHtml(u.impersonation.email)}${u.impersonation.reason === null ? "" : ` (${escapeHtml(u.impersonation.reason)})`}. Sign in to the app as them now.</span>
-${form(`/dashboard/users/${encodeURIComponent(u.id)}/impersonation/cancel`, page.formToken, "", "Cancel impersonation", "light")}</div>`
+${form(`/dashboard/users/${encodeURIComponent(u.id)}/impersonation/cancel`, page.formToken, "", "Cancel impersonation", "secondary")}</div>`
     : "";
-  return `<div class="row">${form(action, page.formToken, inner, `Sign in as ${escapeHtml(u.name)} (impersonate)`, "light")}</div>${armed}`;
+  return `<div class="row">${form(action, page.formToken, inner, `Sign in as ${escapeHtml(u.name)} (impersonate)`, "secondary")}</div>${armed}`;
 }
 
 function userItem(page: DashboardPage, u: DashboardUser): string {
@@ -121,7 +115,7 @@ ${impersonationRow(page, u)}
 
 export function renderDashboard(page: DashboardPage): string {
   const users = page.users.length
-    ? `<ul>${page.users.map((u) => userItem(page, u)).join("\n")}</ul>`
+    ? `<ul class="cards">${page.users.map((u) => userItem(page, u)).join("\n")}</ul>`
     : `<p class="msg">No users (reset with POST /__local/reset).</p>`;
   const endpoint =
     page.webhookEndpoint === null
@@ -144,5 +138,6 @@ ${users}
 ${deliveries}
 ${renderSecurityEventsSection(page.securityEvents)}`,
     EXTRA_STYLE,
+    "/",
   );
 }

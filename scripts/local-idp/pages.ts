@@ -1,8 +1,9 @@
 /**
  * The HTML of the local identity provider: the sign-in page where a person picks a demo user (and
- * organization), and plain message pages (errors, signed out). Static markup and inline CSS only:
- * no scripts, and every dynamic value goes through `escapeHtml`.
+ * organization), and plain message pages (errors, signed out), in the SDK's shared look. Static
+ * markup and one inline `<style>` only: no scripts, and every dynamic value goes through `escapeHtml`.
  */
+import { type PageHeader, renderPage } from "../../client-sdk/html/theme.ts";
 
 export function escapeHtml(value: string): string {
   return value
@@ -13,42 +14,37 @@ export function escapeHtml(value: string): string {
     .replaceAll("'", "&#39;");
 }
 
+/** This provider's own parts, on top of the shared look (client-sdk/html/theme.ts). */
 const STYLE = `
-*{box-sizing:border-box}
-body{margin:0;min-height:100vh;display:grid;place-items:center;background:#f4f5f7;color:#1c2024;
-  font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-main{width:min(30rem,calc(100vw - 2rem));background:#fff;border-radius:12px;padding:1.75rem;
-  box-shadow:0 1px 2px rgb(0 0 0/.06),0 8px 24px rgb(0 0 0/.06)}
-.badge{display:inline-block;font-size:12px;color:#8a4b00;background:#fff4e0;border-radius:999px;padding:.1rem .6rem}
-h1{font-size:1.35rem;margin:.75rem 0 .25rem}
-.sub{color:#60646c;margin:0 0 1.25rem}
-ul{list-style:none;margin:0;padding:0;display:grid;gap:.75rem}
-li{border:1px solid #e0e1e6;border-radius:10px;padding:.75rem .9rem}
+.badge{display:inline-block;font-size:.875rem;background:var(--note);border-radius:999px;padding:.1rem .7rem;margin:.5rem 0 0}
+.sub{color:var(--muted);margin:0 0 1.25rem}
 .who{display:flex;align-items:center;gap:.75rem}
 .avatar{width:2.25rem;height:2.25rem;border-radius:50%;display:grid;place-items:center;flex:none;
-  background:#e6edfe;color:#3a5bc7;font-weight:600;font-size:13px}
-.who small{display:block;color:#60646c}
+  background:var(--surface);border:1px solid var(--border);font-weight:600;font-size:.8rem}
+.who small{display:block;color:var(--muted)}
 .choices{display:flex;flex-wrap:wrap;gap:.5rem;margin-top:.65rem}
 .choices form{margin:0}
-button{font:inherit;cursor:pointer;border:1px solid #3e63dd;background:#3e63dd;color:#fff;border-radius:8px;
-  padding:.4rem .8rem}
-button:hover,button:focus-visible{background:#3358d4}
-button .role{opacity:.8;font-size:13px;margin-left:.35rem}
-.note{display:block;margin-top:.4rem;font-size:13px;color:#8a4b00}
-.cancel{margin-top:1.25rem;text-align:center}
-.cancel button{background:none;border:none;color:#60646c;text-decoration:underline}
-p.msg{color:#60646c}
+.role{font-weight:400;margin-left:.35rem}
+.note{display:block;margin-top:.4rem;background:var(--note);padding:.25rem .5rem}
+.cancel{margin-top:1.25rem}
+p.msg{color:var(--muted)}
 `;
 
-/** The page frame; `extraStyle` is appended to the shared CSS (trusted, static CSS only). */
-export function layout(title: string, body: string, extraStyle = ""): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="robots" content="noindex"><title>${escapeHtml(title)} · Local identity provider</title>
-<style>${STYLE}${extraStyle}</style></head>
-<body><main><span class="badge">Local identity provider · development only</span>
-${body}
-</main></body></html>`;
+const HEADER: PageHeader = {
+  brand: { label: "Local identity provider", href: "/" },
+  links: [{ label: "Directory", href: "/" }],
+};
+
+/** The page frame: the shared look, this provider's header; `extraStyle` is appended to the CSS (trusted, static CSS only). */
+export function layout(title: string, body: string, extraStyle = "", current?: string): string {
+  return renderPage({
+    title: `${title} · Local identity provider`,
+    head: `<meta name="robots" content="noindex">`,
+    header: current ? { ...HEADER, current } : HEADER,
+    styles: `${STYLE}${extraStyle}`,
+    body: `<p class="badge">Development only: demo people, no passwords</p>
+${body}`,
+  });
 }
 
 /** One button on the sign-in page: this user into this organization (or none). */
@@ -95,7 +91,7 @@ function choiceForm(requestId: string, user: SignInUser, choice: SignInChoice): 
   const label =
     choice.organizationName === null
       ? "Continue without an organization"
-      : `${escapeHtml(choice.organizationName)}<span class="role">${escapeHtml(choice.role ?? "")}</span>`;
+      : `${escapeHtml(choice.organizationName)}<span class="role">· ${escapeHtml(choice.role ?? "")}</span>`;
   return `<form method="post" action="${ACTION}" data-user="${escapeHtml(user.id)}" data-organization="${escapeHtml(org)}">
 <input type="hidden" name="request_id" value="${escapeHtml(requestId)}">
 <input type="hidden" name="user_id" value="${escapeHtml(user.id)}">
@@ -112,7 +108,9 @@ export function renderSignInPage(page: SignInPage): string {
     )
     .join("\n");
   const list =
-    items === "" ? `<p class="msg">No demo user belongs to the requested organization.</p>` : `<ul>${items}</ul>`;
+    items === ""
+      ? `<p class="msg">No demo user belongs to the requested organization.</p>`
+      : `<ul class="cards">${items}</ul>`;
   const again = page.reauthentication ?? null;
   const heading = again === null ? "Sign in" : "Sign in again to continue";
   const sub =
@@ -124,7 +122,7 @@ export function renderSignInPage(page: SignInPage): string {
     `<h1>${heading}</h1><p class="sub" data-reauthentication="${again === null ? "" : "1"}">${sub}</p>
 ${list}
 <form class="cancel" method="post" action="${ACTION}"><input type="hidden" name="request_id" value="${escapeHtml(page.requestId)}">
-<input type="hidden" name="cancel" value="1"><button type="submit">Cancel and return to the app</button></form>`,
+<input type="hidden" name="cancel" value="1"><button type="submit" class="secondary">Cancel and return to the app</button></form>`,
   );
 }
 

@@ -11,6 +11,7 @@ import { API_ROUTES } from "./api-routes.ts";
 import { BROWSER_ROUTES } from "./browser-routes.ts";
 import type { IdpConfig, IdpContext, Route } from "./context.ts";
 import { DASHBOARD_ROUTES } from "./dashboard-routes.ts";
+import { loadDirectory, saveDirectory } from "./directory-file.ts";
 import { LocalIdpError } from "./errors.ts";
 import { FaultRegistry } from "./faults.ts";
 import { html, json, type Reply, readBody, readText } from "./http.ts";
@@ -48,6 +49,15 @@ export interface LocalIdpOptions {
    * `SECURITY_EVENTS_WEBHOOK_URL` there; the same secret on both sides). Default off (503).
    */
   securityEvents?: SecurityEventsConfig;
+  /**
+   * Keep the directory (people, organizations, memberships and roles) in this JSON file: read at
+   * start, rewritten atomically on every change. A file that cannot be used is reported in one
+   * line and the demo directory is used (and saved over it on the next change). Default: none,
+   * the directory lives in memory (tests). Codes, sessions and refresh tokens are never saved.
+   */
+  directoryFile?: string;
+  /** Where the one-line warnings go (a directory file that cannot be read or written). Default `console.warn`. */
+  warn?: (line: string) => void;
 }
 
 export interface LocalIdp {
@@ -86,7 +96,7 @@ export async function startLocalIdp(options: LocalIdpOptions): Promise<LocalIdp>
       ? new Set(options.publicUrl ? [new URL(options.publicUrl).hostname.toLowerCase()] : [])
       : null,
   };
-  const store = new IdpStore(now);
+  const store = openStore(options, now);
   const securityEvents = new SecurityEventInbox(options.securityEvents ?? null, now);
   const ctx: IdpContext = {
     config,
@@ -130,6 +140,25 @@ export async function startLocalIdp(options: LocalIdpOptions): Promise<LocalIdp>
       });
     },
   };
+}
+
+/** The store, from `options.directoryFile` when given (saved on every directory change), else the demo directory. */
+function openStore(options: LocalIdpOptions, now: () => number): IdpStore {
+  const file = options.directoryFile;
+  if (file === undefined) return new IdpStore(now);
+  const warn = options.warn ?? ((line: string) => console.warn(line));
+  const loaded = loadDirectory(file);
+  if (!loaded.ok) warn(`local-idp: ignoring the saved directory ${file}: ${loaded.reason}; using the demo directory`);
+  const store = new IdpStore(now, loaded.ok ? loaded.value : null);
+  store.onDirectoryChange(() => {
+    try {
+      saveDirectory(file, store.directory());
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      warn(`local-idp: could not save the directory to ${file} (${typeof code === "string" ? code : "unknown error"})`);
+    }
+  });
+  return store;
 }
 
 async function handle(ctx: IdpContext, req: IncomingMessage, res: ServerResponse, closing: AbortSignal) {

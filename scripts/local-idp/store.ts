@@ -3,7 +3,9 @@
  * memberships), pending authorization requests, one-time codes, provider sessions, rotating
  * refresh tokens (`refresh-tokens.ts`) and armed impersonations (`impersonations.ts`). Every change
  * goes through a method here and state-changing ones emit a `StoreEvent`, which the webhook sender
- * (`webhooks.ts`) delivers. Never does HTTP, never signs anything.
+ * (`webhooks.ts`) delivers; directory changes (people, organizations, memberships) also tell the
+ * `onDirectoryChange` listeners, which keep it in a file (`directory-file.ts`). Never does HTTP,
+ * never signs anything, never touches a file itself.
  */
 import {
   DEMO_MEMBERSHIPS,
@@ -13,6 +15,7 @@ import {
   type DemoOrganization,
   type DemoUser,
 } from "./demo-data.ts";
+import type { DirectorySnapshot } from "./directory-file.ts";
 import { ulid } from "./ids.ts";
 import { type Impersonator, type PendingImpersonation, PendingImpersonations } from "./impersonations.ts";
 import { type RefreshStats, RefreshTokenLedger } from "./refresh-tokens.ts";
@@ -79,6 +82,7 @@ export interface MembershipFilter {
 export class IdpStore {
   readonly #now: () => number;
   readonly #listeners = new Set<(event: StoreEvent) => void>();
+  readonly #directoryListeners = new Set<() => void>();
   #users = new Map<string, UserRecord>();
   #organizations = new Map<string, OrganizationRecord>();
   #memberships: MembershipRecord[] = [];
@@ -87,10 +91,16 @@ export class IdpStore {
   readonly #refreshTokens = new RefreshTokenLedger();
   readonly #impersonations = new PendingImpersonations();
 
-  constructor(now: () => number = Date.now) {
+  /** `directory`: start from a saved directory (a file read at start) instead of the demo one. */
+  constructor(now: () => number = Date.now, directory: DirectorySnapshot | null = null) {
     this.#now = now;
     this.#signIns = new SignInLedger(now);
     this.reset();
+    if (directory !== null) {
+      this.#users = new Map(directory.users.map((u) => [u.id, { ...u }]));
+      this.#organizations = new Map(directory.organizations.map((o) => [o.id, { ...o }]));
+      this.#memberships = directory.memberships.map((m) => ({ ...m }));
+    }
   }
 
   /** Back to the demo directory with no requests, codes, sessions, tokens, token stats or impersonations. */
@@ -102,11 +112,28 @@ export class IdpStore {
     this.#sessions.clear();
     this.#refreshTokens.clear();
     this.#impersonations.clear();
+    this.#directoryChanged();
   }
 
   subscribe(listener: (event: StoreEvent) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** Calls `listener` after every change of the directory (read it with `directory()`). */
+  onDirectoryChange(listener: () => void): () => void {
+    this.#directoryListeners.add(listener);
+    return () => this.#directoryListeners.delete(listener);
+  }
+
+  /** A copy of the directory: what `directory-file.ts` saves and the constructor takes back. */
+  directory(): DirectorySnapshot {
+    return {
+      version: 1,
+      users: this.users().map((u) => ({ ...u })),
+      organizations: this.organizations().map((o) => ({ ...o })),
+      memberships: this.#memberships.map((m) => ({ ...m })),
+    };
   }
 
   // ── directory ──────────────────────────────────────────────────────────────
@@ -177,6 +204,7 @@ export class IdpStore {
     if (found.role !== role) {
       found.role = role;
       found.updatedAt = new Date(this.#now()).toISOString();
+      this.#directoryChanged();
       this.#emit({ type: "organization_membership.updated", membership: { ...found } });
     }
     return { ...found };
@@ -204,6 +232,7 @@ export class IdpStore {
       updatedAt: now,
     };
     this.#memberships.push(membership);
+    this.#directoryChanged();
     this.#emit({ type: "organization_membership.created", membership: { ...membership } });
     return { ok: true, value: { ...membership } };
   }
@@ -213,6 +242,7 @@ export class IdpStore {
     const index = this.#memberships.findIndex((m) => m.id === id);
     if (index < 0) return null;
     const [removed] = this.#memberships.splice(index, 1);
+    this.#directoryChanged();
     this.#emit({ type: "organization_membership.deleted", membership: { ...removed! } });
     return { ...removed! };
   }
@@ -234,6 +264,7 @@ export class IdpStore {
         session.endReason = "revoked";
       }
     }
+    this.#directoryChanged();
     this.#emit({ type: "user.deleted", user: { ...user, updatedAt: new Date(now).toISOString() } });
     return { ...user };
   }
@@ -312,7 +343,10 @@ export class IdpStore {
     };
     this.#sessions.set(session.id, session);
     const user = this.#users.get(userId);
-    if (user) user.lastSignInAt = new Date(now).toISOString();
+    if (user) {
+      user.lastSignInAt = new Date(now).toISOString();
+      this.#directoryChanged();
+    }
     this.#emit({ type: "session.created", session: { ...session } });
     return { session: { ...session }, refreshToken: this.#refreshTokens.mint(session.id) };
   }
@@ -367,6 +401,10 @@ export class IdpStore {
       this.#emit({ type: "session.revoked", session: { ...session } });
     }
     return { ...session };
+  }
+
+  #directoryChanged(): void {
+    for (const listener of this.#directoryListeners) listener();
   }
 
   #emit(event: StoreEvent): void {

@@ -79,7 +79,7 @@ export async function openPage(session: Signed, path = "/account/sessions"): Pro
   const html = await res.clone().text();
   const facts = { csrf: "", items: [] as PageFacts["items"], forms: [] as PageFacts["forms"] };
   await new HTMLRewriter()
-    .on("main#account", {
+    .on("#account", {
       element: (e) => {
         facts.csrf = e.getAttribute("data-csrf") ?? "";
       },

@@ -42,14 +42,14 @@ describe("GET /account/sessions (page)", () => {
     expect(page.html).toMatch(/first seen <time datetime="[^"]+">/);
     expect(page.html).toMatch(/last seen <time/);
     expect(page.html).toMatch(/ends if unused by <time[^>]*>[^<]+<\/time>, at the latest <time/);
-    // One form per other session, plus "sign out everywhere else" and this device's sign-out (a POST,
-    // never a link); all carry the page's CSRF token. The other session was a new device: it carries
-    // "this wasn't me" (every session out) too.
+    // This device's sign-out in the header (a POST, never a link), then one form per other session
+    // and "sign out everywhere else"; all carry the page's CSRF token. The other session was a new
+    // device: it carries "this wasn't me" (every session out) too.
     expect(page.forms.map((f) => f.action)).toEqual([
+      "/auth/logout",
       "/account/sessions/revoke-all",
       `/account/sessions/${older.sessionId}/revoke`,
       "/account/sessions/revoke-others",
-      "/auth/logout",
     ]);
     expect(page.csrf).toMatch(/^[\w-]+\.[\w-]+$/);
     for (const form of page.forms) expect(form.csrf).toBe(page.csrf);

@@ -9,6 +9,7 @@ import {
   RoleMiddleware,
 } from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
+import { actionLinks, BROWSER, htmlOf, JSON_CLIENT, jsonOf } from "../support/error-pages";
 import { cookieHeader, cookiesFrom, login, makeApp, ORIGIN } from "./helpers";
 
 describe("AuthMiddleware", () => {
@@ -88,6 +89,20 @@ describe("RoleMiddleware", () => {
     const res = await get("https://globex.example.com/admin");
     expect(res.status).toBe(403);
     expect(await res.text()).toContain("does not allow this");
+  });
+
+  it("gives its 403 page a way out: a sign-in into each other organization, a sign-out, home", async () => {
+    const get = await setup("user_ada", "org_acme");
+    const html = await htmlOf(await get("https://example.com/org/globex/admin", BROWSER), 403);
+    // Ada is a member of globex (the page's) and an admin of acme: the link signs her in to acme.
+    expect(actionLinks(html)).toEqual([
+      { label: "Sign in to acme", href: "/auth/login?organization_id=org_acme" },
+      { label: "Sign in to another organization", href: "/auth/login" },
+      { label: "Sign out", href: "/auth/logout" },
+      { label: "Home", href: "/" },
+    ]);
+    const json = await jsonOf(await get("https://example.com/org/globex/admin", JSON_CLIENT), 403);
+    expect(json).toEqual({ error: "forbidden", message: "Your role in this organization does not allow this." });
   });
 
   it("uses the path prefix and the header strategies", async () => {

@@ -1,10 +1,12 @@
 // `gatehouse-workers dev-idp`: the executable runs the local identity provider (port 0 prints the
 // port it got), answers /__local/health, prints the worker's IDENTITY_* lines and stops cleanly on
 // SIGTERM; a taken port is one line and exit code 1; with a security-events secret it receives
-// signed events without ever printing the secret. Also the flag/variable precedence.
+// signed events without ever printing the secret; it keeps its directory in the project's
+// .wrangler/state (or --directory-file, or nowhere with --in-memory) and reports a corrupt one in
+// one line (issue 19). Each run has its own temp directory. Also the flag/variable precedence.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -52,7 +54,7 @@ async function waitForFile(path: string, pattern: RegExp): Promise<RegExpMatchAr
 
 describe("gatehouse-workers dev-idp (the executable)", () => {
   it("serves the provider on the port it got, prints the .dev.vars lines, stops on SIGTERM with 0", async () => {
-    const run = startCli(["dev-idp", "--port", "0"], { env: { LOCAL_IDP_PORT: "1" } });
+    const run = startCli(["dev-idp", "--port", "0"], { cwd: tempDir(), env: { LOCAL_IDP_PORT: "1" } });
     const [, url, port] = await run.waitFor(LISTENING);
     expect(Number(port)).toBeGreaterThan(0);
     const health = await fetch(`${url}/__local/health`);
@@ -76,7 +78,7 @@ describe("gatehouse-workers dev-idp (the executable)", () => {
   });
 
   it("stops on SIGINT (Ctrl-C) with 0 and closes the port", async () => {
-    const run = startCli(["dev-idp", "--port", "0"]);
+    const run = startCli(["dev-idp", "--port", "0", "--in-memory"]);
     const [, url] = await run.waitFor(LISTENING);
     run.child.kill("SIGINT");
     expect(await run.exited).toMatchObject({ code: 0, stderr: "" });
@@ -87,7 +89,7 @@ describe("gatehouse-workers dev-idp (the executable)", () => {
     // A shell starts the provider in the background, then exits while it runs: the provider is orphaned.
     const shell = spawn(
       "sh",
-      ["-c", `"${process.execPath}" "${MAIN}" dev-idp --port 0 > "${log}" 2>&1 & echo $!; read _`],
+      ["-c", `"${process.execPath}" "${MAIN}" dev-idp --port 0 --in-memory > "${log}" 2>&1 & echo $!; read _`],
       { stdio: ["pipe", "pipe", "inherit"] },
     );
     let pid = "";
@@ -106,7 +108,9 @@ describe("gatehouse-workers dev-idp (the executable)", () => {
 
   it("receives signed security events with LOCAL_IDP_SECURITY_EVENTS_SECRET and never prints it", async () => {
     const secret = "dev-idp-security-events-secret-0123456789";
-    const run = startCli(["dev-idp", "--port", "0"], { env: { LOCAL_IDP_SECURITY_EVENTS_SECRET: secret } });
+    const run = startCli(["dev-idp", "--port", "0", "--in-memory"], {
+      env: { LOCAL_IDP_SECURITY_EVENTS_SECRET: secret },
+    });
     const [, receiver] = await run.waitFor(/security events are received at (\S+)/);
     const body = JSON.stringify({ id: "evt_cli", userId: "user_cli", type: "session.new_device", at: Date.now() });
     const res = await fetch(receiver!, {
@@ -122,6 +126,71 @@ describe("gatehouse-workers dev-idp (the executable)", () => {
     const result = await run.exited;
     expect(result.code).toBe(0);
     expect(result.stdout + result.stderr).not.toContain(secret);
+  });
+
+  it("keeps its directory in the project's .wrangler/state, or --directory-file, or nowhere with --in-memory", async () => {
+    const cwd = tempDir();
+    const changeRole = async (url: string) => {
+      const res = await fetch(`${url}/__local/memberships/om_01ADAACME00000000000000000/role`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ role: "member" }),
+      });
+      expect(res.status).toBe(200);
+    };
+    const adaRole = async (url: string) => {
+      const body = (await (await fetch(`${url}/__local/directory`)).json()) as {
+        memberships: { id: string; role: { slug: string } }[];
+      };
+      return body.memberships.find((m) => m.id === "om_01ADAACME00000000000000000")?.role.slug;
+    };
+    const run = async (args: string[]) => {
+      const running = startCli(["dev-idp", "--port", "0", ...args], { cwd });
+      const [, url] = await running.waitFor(LISTENING);
+      return { running, url: url! };
+    };
+
+    const first = await run([]);
+    expect(await first.running.waitFor(/the directory is kept in (\S+)/)).toContain(
+      ".wrangler/state/local-idp/directory.json",
+    );
+    await changeRole(first.url);
+    first.running.child.kill("SIGTERM");
+    expect((await first.running.exited).code).toBe(0);
+    const saved = readFileSync(join(cwd, ".wrangler/state/local-idp/directory.json"), "utf8");
+    expect(saved).toContain('"role": "member"');
+
+    const again = await run([]);
+    expect(await adaRole(again.url)).toBe("member");
+    again.running.child.kill("SIGTERM");
+    await again.running.exited;
+
+    const other = await run(["--directory-file", "other.json"]);
+    expect(await adaRole(other.url)).toBe("admin");
+    await changeRole(other.url);
+    other.running.child.kill("SIGTERM");
+    await other.running.exited;
+    expect(readFileSync(join(cwd, "other.json"), "utf8")).toContain('"role": "member"');
+
+    const memory = await run(["--in-memory"]);
+    await memory.running.waitFor(/the directory is kept in memory only/);
+    expect(await adaRole(memory.url)).toBe("admin");
+    memory.running.child.kill("SIGTERM");
+    await memory.running.exited;
+  });
+
+  it("reports a corrupt directory file in one line and serves the demo directory", async () => {
+    const cwd = tempDir();
+    writeFileSync(join(cwd, "broken.json"), "{ not json");
+    const run = startCli(["dev-idp", "--port", "0", "--directory-file", "broken.json"], { cwd });
+    const [, url] = await run.waitFor(LISTENING);
+    expect((await fetch(`${url}/__local/health`)).status).toBe(200);
+    run.child.kill("SIGTERM");
+    const result = await run.exited;
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(
+      `local-idp: ignoring the saved directory ${join(cwd, "broken.json")}: it is not JSON; using the demo directory\n`,
+    );
   });
 
   it("names a taken port in one line and exits 1 without a stack trace", async () => {

@@ -1,7 +1,9 @@
 // `gatehouse-workers dev` without the real wrangler (too slow): the refusal of a .dev.vars the
 // worker's rules reject, the missing-wrangler message, taken ports, and a stand-in wrangler that
 // records how it was started, checks the provider is up, delivers one signed security event to the
-// URL it was lent (as the worker's outbox would), and exits or waits for a forwarded signal.
+// URL it was lent (as the worker's outbox would), changes a role at the provider (saved in the
+// project's directory file), and exits or, holding its port, waits for a forwarded signal. Also the
+// same command started twice on the same ports (issue 19).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -20,9 +22,10 @@ function project(): string {
 
 /**
  * Installs a stand-in `node_modules/wrangler/bin/wrangler.js` (what `dev` runs with its own Node):
- * it writes `wrangler-call.json` (its arguments, two variables, the provider's health, the answer
- * to a security event signed with .dev.vars' secret and posted to SECURITY_EVENTS_WEBHOOK_URL) and
- * then exits 7, or with FAKE_WRANGLER=wait waits for a signal and exits 0 on SIGTERM.
+ * it writes `wrangler-call.json` (its arguments, two variables, the provider's health, the status
+ * of a role change at the provider, the answer to a security event signed with .dev.vars' secret
+ * and posted to SECURITY_EVENTS_WEBHOOK_URL) and then exits 7, or with FAKE_WRANGLER=wait listens
+ * on its --port (as wrangler dev would), waits for a signal and exits 0 on SIGTERM.
  */
 function installFakeWrangler(dir: string): void {
   const bin = join(dir, "node_modules", "wrangler", "bin");
@@ -46,11 +49,17 @@ async function deliverEvent() {
 }
 (async () => {
   const health = idpPort ? await (await fetch("http://127.0.0.1:" + idpPort + "/__local/health")).json() : null;
+  // A person changing a role at the provider while the worker runs (the provider saves its directory).
+  const role = idpPort ? (await fetch("http://127.0.0.1:" + idpPort + "/__local/memberships/om_01ADAACME00000000000000000/role", {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ role: "member" }) })).status : null;
   const env = { metrics: process.env.WRANGLER_SEND_METRICS, cf: process.env.CLOUDFLARE_CF_FETCH_ENABLED };
   const securityEvent = eventsVar ? await deliverEvent() : null;
-  fs.writeFileSync("wrangler-call.json", JSON.stringify({ args, env, health, securityEvent }));
+  fs.writeFileSync("wrangler-call.json", JSON.stringify({ args, env, health, role, securityEvent }));
   if (process.env.FAKE_WRANGLER !== "wait") process.exit(7);
   process.on("SIGTERM", () => process.exit(0));
+  // Hold the worker's port, as wrangler dev does.
+  const port = Number(args[args.indexOf("--port") + 1]);
+  await new Promise((ok) => require("node:net").createServer().listen(port, "127.0.0.1", ok));
   console.log("fake wrangler waiting");
   // Never outlive the dev process (should a test kill it hard).
   const parent = process.ppid;
@@ -64,6 +73,7 @@ interface WranglerCall {
   args: string[];
   env: { metrics?: string; cf?: string };
   health: { ok: boolean; client_id: string } | null;
+  role: number | null;
   securityEvent: { status: number; body: unknown } | null;
 }
 
@@ -132,6 +142,13 @@ describe("gatehouse-workers dev (the executable)", () => {
     ]);
     expect(call.env).toEqual({ metrics: "false", cf: "false" });
     expect(call.health).toMatchObject({ ok: true, client_id: "client_local" });
+    // The provider keeps its directory beside wrangler's local state: the role changed there is saved.
+    expect(call.role).toBe(200);
+    const saved = JSON.parse(readFileSync(join(dir, ".wrangler/state/local-idp/directory.json"), "utf8")) as {
+      memberships: { id: string; role: string }[];
+    };
+    expect(saved.memberships.find((m) => m.id === "om_01ADAACME00000000000000000")?.role).toBe("member");
+    expect(result.stdout).toContain("(directory in .wrangler/state/local-idp/directory.json;");
     // The provider was started with .dev.vars' secret: a delivery signed with it is received.
     expect(call.securityEvent).toEqual({ status: 200, body: { received: true, duplicate: false } });
     expect(result.stdout).toContain(`signed webhooks to http://127.0.0.1:${port}/webhooks/identity`);
@@ -167,15 +184,37 @@ describe("gatehouse-workers dev (the executable)", () => {
     const worker = await runCli(["dev", "--port", String(taken), "--idp-port", String(free)], { cwd: dir });
     expect(worker.code).toBe(1);
     expect(worker.stderr).toBe(
-      `gatehouse-workers: port ${taken} is already in use (is another wrangler dev running? pick another with --port)\n`,
+      `gatehouse-workers: port ${taken} is already in use (is another gatehouse-workers dev running? stop it, or pick another: gatehouse-workers dev --port 9000 --idp-port ${free})\n`,
     );
     const idp = await runCli(["dev", "--port", String(free), "--idp-port", String(taken)], { cwd: dir });
     expect(idp.code).toBe(1);
     expect(idp.stderr).toBe(
-      `gatehouse-workers: port ${taken} is already in use (is another dev-idp running? pick another with --idp-port)\n`,
+      `gatehouse-workers: port ${taken} is already in use (is another gatehouse-workers dev running? stop it, or pick another: gatehouse-workers dev --port ${free} --idp-port 9001)\n`,
     );
     expect(existsSync(join(dir, "wrangler-call.json"))).toBe(false);
   });
+
+  posixOnly(
+    "started twice on the same ports: the second names both in one line, exits 1, the first runs on",
+    async () => {
+      const dir = project();
+      installFakeWrangler(dir);
+      const [port, idpPort] = [await freePort(), await freePort()];
+      const args = ["dev", "--port", String(port), "--idp-port", String(idpPort)];
+      const first = startCli(args, { cwd: dir, env: { FAKE_WRANGLER: "wait" } });
+      await first.waitFor(/fake wrangler waiting/);
+      const second = await runCli(args, { cwd: dir, env: { FAKE_WRANGLER: "wait" } });
+      expect(second.code).toBe(1);
+      expect(second.stdout).toBe("");
+      expect(second.stderr).toBe(
+        `gatehouse-workers: ports ${port} and ${idpPort} are already in use (is another gatehouse-workers dev running? stop it, or pick others: gatehouse-workers dev --port 9000 --idp-port 9001)\n`,
+      );
+      expect(second.stderr).not.toContain(STACK_LINE);
+      expect((await fetch(`http://127.0.0.1:${idpPort}/__local/health`)).status).toBe(200);
+      first.child.kill("SIGTERM");
+      expect((await first.exited).code).toBe(0);
+    },
+  );
 });
 
 describe("planDev", () => {

@@ -136,8 +136,12 @@ describe("example consumer: no session", () => {
 describe("example consumer: the auth worker failing", () => {
   it("answers 503 JSON when the auth worker cannot be reached", async () => {
     const { cookie } = await signIn(people.ada());
-    for (const path of ["/api/me", "/dashboard"]) {
-      const res = await visitWith("AUTH_DOWN", path, { cookie });
+    // A page route answers JSON to a client that asks for it (a browser gets a page: dead-ends.test.ts).
+    for (const [path, accept] of [
+      ["/api/me", undefined],
+      ["/dashboard", "application/json"],
+    ] as const) {
+      const res = await visitWith("AUTH_DOWN", path, { cookie, ...(accept ? { accept } : {}) });
       expect(res.status).toBe(503);
       expect(res.headers.get("Cache-Control")).toBe("no-store");
       expect(await res.json()).toEqual({

@@ -5,11 +5,11 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { AuthServiceClient, AuthServiceError } from "gatehouse-workers";
+import { AuthServiceClient, AuthServiceError, fakeRateLimiter, restoreRateLimiter } from "gatehouse-workers";
 import { describe, expect, it } from "vitest";
 import { toAuthServiceError } from "../../client-sdk/auth-service";
 import consumer, { type ConsumerEnv } from "../../workers/example-consumer/worker";
-import { APP, people, signIn, visitWith } from "./helpers";
+import { APP, people, signIn, visit, visitWith } from "./helpers";
 
 async function code(promise: Promise<unknown>): Promise<{ code: string; status: number }> {
   const err = await promise.then(
@@ -74,6 +74,48 @@ describe("README's consumer error table, row by row", () => {
     const other = new AuthServiceClient(env.AUTH_OTHER_SHAPE as never);
     expect(await code(other.resolveSession("a=b"))).toEqual({ code: "auth_service_bad_response", status: 502 });
     expect(await code(other.revokeUser("user_x"))).toEqual({ code: "auth_service_unsupported", status: 502 });
+  });
+
+  // The example consumer's own answers (browsers get a page for each: test/consumer/dead-ends.test.ts).
+  it("forbidden 403: not a member of the path's organization, or without the role (RoleMiddleware)", async () => {
+    const { cookie } = await signIn(people.alan());
+    for (const path of ["/org/globex/dashboard", "/org/acme/admin"]) {
+      const res = await visit(path, { cookie, accept: "application/json" });
+      expect(res.status).toBe(403);
+      expect(await res.json()).toMatchObject({ error: "forbidden" });
+    }
+  });
+
+  it("not_found 404: no such route, or an organization slug it cannot take", async () => {
+    const { cookie } = await signIn(people.alan());
+    for (const path of ["/no/such/page", "/org/Not_A_Slug/dashboard"]) {
+      const res = await visit(path, { cookie, accept: "application/json" });
+      expect(res.status).toBe(404);
+      expect(await res.json()).toMatchObject({ error: "not_found" });
+    }
+  });
+
+  it("rate_limited 429: /api/quota past the user's quota, with Retry-After", async () => {
+    const heavy = people.ada();
+    const { cookie } = await signIn(heavy);
+    fakeRateLimiter().limitKey(heavy.id);
+    try {
+      const res = await visit("/api/quota", { cookie, accept: "application/json" });
+      expect(res.status).toBe(429);
+      expect(Number(res.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+      expect(await res.json()).toMatchObject({ error: "rate_limited" });
+    } finally {
+      restoreRateLimiter();
+    }
+  });
+
+  it("service_unavailable 503: the consumer's own configuration is refused (AUTH_LOGIN_URL)", async () => {
+    const e = { ...env, AUTH_LOGIN_URL: "http://auth.example.com/auth/login" } as unknown as ConsumerEnv;
+    const ctx = createExecutionContext();
+    const res = await consumer.fetch(new Request(`${APP}/api/me`, { headers: { Accept: "application/json" } }), e, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ error: "service_unavailable", message: "This service is not available." });
   });
 
   it("auth_service_not_bound 500: no binding given (env.AUTH missing)", async () => {

@@ -13,6 +13,7 @@ declare namespace Cloudflare {
     AUTH_REDIRECT_URL: string;
     ADMIN_API_TOKEN: string;
     ADMIN_API_TOKENS: string;
+    ADMIN_CONSOLE_ORGANIZATIONS: string;
     SECURITY_EVENTS_WEBHOOK_URL: string;
     SECURITY_EVENTS_WEBHOOK_SECRET: string;
   }

@@ -3,13 +3,24 @@
  * Step-up: the organization console (policy, kill switch) needs a sign-in of the last five
  * minutes; an older one goes back through the provider with `max_age` (and `prompt=login`), the
  * callback checks the provider's `auth_time`, the browser's old session ends (replaced) and the
- * person lands back on the action. Impersonation: the session records who is signed in as whom,
+ * person lands back on the action. Any sign-in (issue 19) replaces the browser's session, told to
+ * its tabs and recorded on its owner's timeline; an impersonation never does. Impersonation: the session records who is signed in as whom,
  * every page says so, it cannot sign out other sessions or open the console, and it ends within
  * the impersonation timeout.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { callback, cookieHeader, cookiesFrom, idp, ORIGIN, providerCode, send, startLogin } from "./helpers/world";
+import {
+  callback,
+  cookieHeader,
+  cookiesFrom,
+  idp,
+  live,
+  ORIGIN,
+  providerCode,
+  send,
+  startLogin,
+} from "./helpers/world";
 
 const ADA = "user_01ADALOVELACE0000000000000";
 const ALAN = "user_01ALANTURING00000000000000";
@@ -28,6 +39,51 @@ async function signIn(userId: string, authTime?: number, query = `organization_i
 
 const html = (jar: Record<string, string>, path: string) =>
   send(path, { headers: { Cookie: cookieHeader(jar), Accept: "text/html" } });
+
+const meWith = (session: string) =>
+  send("/api/me", { headers: { Cookie: `__Host-gh_session=${session}`, Accept: "application/json" } });
+
+async function sessionIdOf(session: string): Promise<string> {
+  return ((await (await meWith(session)).json()) as { sessionId: string }).sessionId;
+}
+
+/** A second sign-in of `userId` in the browser whose cookies are `jar` (the flow's cookie added to them). */
+async function browserSignIn(jar: Record<string, string>, userId: string) {
+  const start = await send(`/auth/login?organization_id=${ACME}`, { headers: { Cookie: cookieHeader(jar) } });
+  cookiesFrom(start, jar);
+  const authorize = new URL(start.headers.get("Location")!);
+  const code = ((await (await providerCode(authorize, userId, ACME)).json()) as { code: string }).code;
+  return callback(authorize, code, jar);
+}
+
+/** A tab of the auth worker on the session's live channel: resolves with the first `session.revoked` it hears. */
+async function liveTab(session: string, userId: string) {
+  const res = await send(`/parties/user-sessions/${userId}`, {
+    headers: { Upgrade: "websocket", Origin: ORIGIN, Cookie: `__Host-gh_session=${session}` },
+  });
+  const ws = res.webSocket;
+  if (!ws) throw new Error(`the live channel answered ${res.status}`);
+  ws.accept();
+  const revoked = new Promise<Record<string, unknown>>((resolve, reject) => {
+    ws.addEventListener("message", (e) => {
+      const message = (JSON.parse(String(e.data)) as { json?: Record<string, unknown> }).json;
+      if (message?.type === "session.revoked") resolve(message);
+    });
+    ws.addEventListener("close", () => reject(new Error("closed before session.revoked")));
+  });
+  revoked.catch(() => {}); // awaited by the test; a close after the message is not a failure
+  return { revoked };
+}
+
+type TimelineEvent = { type: string; sessionId: string | null; detail: Record<string, unknown> };
+
+/** The user's security timeline (newest first), through the admin API. */
+async function timelineOf(userId: string): Promise<TimelineEvent[]> {
+  const res = await send(`/admin/users/${userId}/timeline?limit=100`, {
+    headers: { Authorization: `Bearer ${live.ADMIN_API_TOKEN}`, Accept: "application/json" },
+  });
+  return ((await res.json()) as { events: TimelineEvent[] }).events;
+}
 
 describe("step-up (RecentAuthMiddleware) on the organization console", () => {
   it("a fresh sign-in opens it; an hour-old one goes through a forced re-authentication and comes back", async () => {
@@ -107,31 +163,52 @@ describe("step-up (RecentAuthMiddleware) on the organization console", () => {
     expect(await env.SESSIONS.get(`org-epoch:${ACME}`)).toBeNull();
   });
 
-  it("an ordinary sign-in, or an operator's impersonation, in a browser with a session never ends that session", async () => {
+  it("an ordinary sign-in in a browser with a session ends that session: replaced, on the timeline, its tabs told", async () => {
     const { jar } = await signIn(ADA);
-    const own = jar["__Host-gh_session"];
-    const again = await startLogin(`organization_id=${ACME}`);
-    for (const [name, value] of Object.entries(jar)) again.jar[name] ??= value;
-    const code = ((await (await providerCode(again.authorize, ADA, ACME)).json()) as { code: string }).code;
-    await callback(again.authorize, code, again.jar);
-    const stillOwn = await send("/api/me", {
-      headers: { Cookie: `__Host-gh_session=${own}`, Accept: "application/json" },
-    });
-    expect(stillOwn.status).toBe(200);
+    const own = jar["__Host-gh_session"]!;
+    const oldId = await sessionIdOf(own);
+    const tab = await liveTab(own, ADA);
+    const again = await browserSignIn(jar, ADA);
+    expect(again.status).toBe(302);
+    expect(jar["__Host-gh_session"]).not.toBe(own);
+    expect((await meWith(jar["__Host-gh_session"]!)).status).toBe(200);
+    // The old cookie is refused at once, and the old session's tab heard why (it reloads into the new one).
+    expect((await meWith(own)).status).toBe(401);
+    expect(await tab.revoked).toMatchObject({ type: "session.revoked", sessionId: oldId, reason: "replaced" });
+    const ended = (await timelineOf(ADA)).find((e) => e.sessionId === oldId && e.type === "session.signed_out");
+    expect(ended?.detail).toMatchObject({ reason: "replaced", sessions: 1 });
+    const activity = await send("/account/activity", { headers: { Cookie: cookieHeader(jar), Accept: "text/html" } });
+    expect(await activity.text()).toContain("Signed in again on this device (the old session ended)");
+  });
 
-    await fetch(`${idp.url}/__local/impersonations`, {
+  it("another person signing in in that browser ends the first person's session, recorded on the first person's timeline", async () => {
+    const { jar } = await signIn(ADA);
+    const adas = jar["__Host-gh_session"]!;
+    const oldId = await sessionIdOf(adas);
+    const tab = await liveTab(adas, ADA);
+    await browserSignIn(jar, ALAN);
+    const now = (await (await meWith(jar["__Host-gh_session"]!)).json()) as { user: { id: string } };
+    expect(now.user.id).toBe(ALAN);
+    expect((await meWith(adas)).status).toBe(401);
+    // Not "replaced": the tab of Ada's session must not reload into Alan's; it goes to the signed-out page.
+    expect(await tab.revoked).toMatchObject({ sessionId: oldId, reason: "replaced_by_other_user" });
+    const ended = (await timelineOf(ADA)).find((e) => e.sessionId === oldId && e.type === "session.signed_out");
+    expect(ended?.detail).toMatchObject({ reason: "replaced_by_other_user", sessions: 1 });
+  });
+
+  it("an operator's impersonation in a browser with a session never ends that session", async () => {
+    const { jar } = await signIn(ADA);
+    const own = jar["__Host-gh_session"]!;
+    const armed = await fetch(`${idp.url}/__local/impersonations`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ user_id: ADA, impersonator_email: "support@acme.test" }),
     });
-    const operator = await startLogin(`organization_id=${ACME}`);
-    for (const [name, value] of Object.entries(jar)) operator.jar[name] ??= value;
-    const imp = ((await (await providerCode(operator.authorize, ADA, ACME)).json()) as { code: string }).code;
-    await callback(operator.authorize, imp, operator.jar);
-    const stillOwnAfter = await send("/api/me", {
-      headers: { Cookie: `__Host-gh_session=${own}`, Accept: "application/json" },
-    });
-    expect(stillOwnAfter.status).toBe(200);
+    expect(armed.status).toBe(201);
+    const answer = await browserSignIn(jar, ADA);
+    expect(answer.status).toBe(302);
+    expect(jar["__Host-gh_session"]).not.toBe(own);
+    expect((await meWith(own)).status).toBe(200);
   });
 
   it("only an admin of the organization gets in; a bad id is 400", async () => {

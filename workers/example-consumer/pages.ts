@@ -1,17 +1,33 @@
 /**
  * @module
- * The example consumer's HTML: a layout and the three pages. Everything
- * interpolated is HTML-escaped; pages never show a session id or cookie.
+ * The example consumer's HTML: the SDK's shared look (`renderPage`) with this app's header, and
+ * its pages. Everything interpolated is HTML-escaped; pages never show a session id or cookie.
  */
-import { type AppUser, escapeHtml, type OrganizationMembership } from "gatehouse-workers";
+import { type AppUser, escapeHtml, type OrganizationMembership, type PageHeader, renderPage } from "gatehouse-workers";
 
-export function page(title: string, body: string, status = 200): Response {
-  const html = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#1f2328}
-h1{font-size:1.5rem}a{color:#0969da}.muted{color:#59636e}</style>
-</head><body>${body}</body></html>`;
+/**
+ * The header: where to go and, signed in, who with the sign-out button. Sign-out is a POST to this
+ * worker's own `/logout` (same-origin check, revoked over RPC), so it carries no CSRF field.
+ * `login`: signed out, the sign-in link.
+ */
+export function consumerHeader(user: AppUser | null, current?: string, login?: string): PageHeader {
+  return {
+    brand: { label: "Example consumer", href: "/" },
+    links: [
+      { label: "Home", href: "/" },
+      { label: "Dashboard", href: "/dashboard" },
+      { label: "Settings", href: "/settings" },
+    ],
+    ...(current ? { current } : {}),
+    person: user ? { name: displayName(user), email: user.email } : null,
+    signOut: user ? { action: "/logout" } : null,
+    signIn: !user && login ? { label: "Sign in", href: login } : null,
+  };
+}
+
+/** A page in the shared look; without `header`, the navigation alone (the page does not know who is signed in). */
+export function page(title: string, body: string, status = 200, header: PageHeader = consumerHeader(null)): Response {
+  const html = renderPage({ title, body, header });
   return new Response(html, { status, headers: { "Content-Type": "text/html; charset=utf-8" } });
 }
 
@@ -19,16 +35,18 @@ export function displayName(user: AppUser): string {
   return `${user.firstName} ${user.lastName}`.trim() || user.email;
 }
 
-/** Sign-out is a POST to this worker's own `/logout` (same-origin check, revoked over RPC). */
-const SIGN_OUT = `<form method="post" action="/logout"><button type="submit">Sign out</button></form>`;
-
 export function homePage(user: AppUser | null, links: { login: string }, notice?: string): Response {
   const who = user
     ? `<p>Signed in as <strong>${escapeHtml(displayName(user))}</strong>.</p>
-<p><a href="/dashboard">Dashboard</a></p>${SIGN_OUT}`
-    : `<p>You are not signed in.</p><p><a href="${escapeHtml(links.login)}">Sign in</a></p>`;
+<p><a class="button" href="/dashboard">Go to your dashboard</a></p>`
+    : `<p>You are not signed in.</p><p><a class="button" href="${escapeHtml(links.login)}">Sign in</a></p>`;
   const note = notice ? `<p class="muted">${escapeHtml(notice)}</p>` : "";
-  return page("Example consumer", `<h1>Example consumer</h1>${who}${note}`);
+  return page(
+    "Example consumer",
+    `<h1>Example consumer</h1><p>A worker that signs people in through the Gatehouse auth worker and asks it about every request.</p>${who}${note}`,
+    200,
+    consumerHeader(user, "/", links.login),
+  );
 }
 
 export function dashboardPage(user: AppUser, organization: OrganizationMembership | null): Response {
@@ -44,7 +62,9 @@ export function dashboardPage(user: AppUser, organization: OrganizationMembershi
   return page(
     "Dashboard",
     `<h1>Dashboard</h1><p>Hello, <strong>${escapeHtml(displayName(user))}</strong>.</p>${org}
-<ul>${orgs}</ul><p><a href="/">Home</a></p>${SIGN_OUT}`,
+<h2>Your organizations</h2><ul>${orgs}</ul>`,
+    200,
+    consumerHeader(user, "/dashboard"),
   );
 }
 
@@ -52,17 +72,17 @@ export function adminPage(user: AppUser, slug: string): Response {
   return page(
     `Admin · ${slug}`,
     `<h1>Admin of ${escapeHtml(slug)}</h1><p>${escapeHtml(displayName(user))} may manage this organization.</p>`,
+    200,
+    consumerHeader(user),
   );
-}
-
-export function notMemberPage(slug: string): Response {
-  return page("Forbidden", `<h1>Forbidden</h1><p>You are not a member of ${escapeHtml(slug)}.</p>`, 403);
 }
 
 /** A sensitive page: behind a recent sign-in (step-up) and never for an impersonated session. */
 export function settingsPage(user: AppUser): Response {
   return page(
     "Settings",
-    `<h1>Settings</h1><p>${escapeHtml(displayName(user))} signed in recently enough to change settings here.</p><p><a href="/dashboard">Dashboard</a></p>`,
+    `<h1>Settings</h1><p>${escapeHtml(displayName(user))} signed in recently enough to change settings here.</p>`,
+    200,
+    consumerHeader(user, "/settings"),
   );
 }

@@ -6,7 +6,8 @@
  * `/api/me`, the metered `/api/quota` (quota.ts) and `POST /logout`
  * (`ServiceLogoutHandler`: same-origin only, revoked over RPC). Every guarded route
  * resolves its user through the auth worker's `AuthService` binding; this
- * worker never sees the session secret or store.
+ * worker never sees the session secret or store. Its 403, 404, 429 and 5xx
+ * answer browsers a page with a way out (error-pages.ts), API clients JSON.
  */
 import {
   type Application,
@@ -16,9 +17,7 @@ import {
   currentOrganizationSlug,
   currentUser,
   DEFAULT_TICKET_PATH,
-  jsonError,
   loginUrlFor,
-  type Middleware,
   NoImpersonationMiddleware,
   type OrganizationMembership,
   RecentAuthMiddleware,
@@ -32,7 +31,15 @@ import {
 // comes with them (bench-bundle checks that this worker bundles none of those).
 import { OrgResolver, RoleMiddleware, redirectUrlProblem } from "gatehouse-workers/auth";
 import type { ConsumerEnv } from "./env";
-import { adminPage, dashboardPage, homePage, notMemberPage, settingsPage } from "./pages";
+import {
+  forbiddenPage,
+  notFoundPage,
+  outagePages,
+  roleRefusalPages,
+  unavailablePage,
+  withErrorPages,
+} from "./error-pages";
+import { adminPage, dashboardPage, homePage, settingsPage } from "./pages";
 import { registerQuotaRoute } from "./quota";
 
 export class ExampleConsumerProvider extends ServiceProvider<ConsumerEnv> {
@@ -50,17 +57,21 @@ export class ExampleConsumerProvider extends ServiceProvider<ConsumerEnv> {
     const problem = app.env.AUTH_LOGIN_URL ? redirectUrlProblem(app.env.AUTH_LOGIN_URL) : "required";
     if (problem) {
       console.error(`example-consumer: configuration refused: AUTH_LOGIN_URL (${problem}); every request answers 503`);
-      app.use({
-        handle: () => Promise.resolve(jsonError(503, "service_unavailable", "This service is not available.")),
-      });
+      app.use({ handle: (req) => Promise.resolve(unavailablePage(req, 503, "service_unavailable")) });
       return;
     }
     // Built on first use, so a missing binding or login URL answers a JSON error instead of failing every request at startup.
-    const pages: Middleware = { handle: (req, next) => c.resolve(PageGuard).handle(req, next) };
-    const api: Middleware = { handle: (req, next) => c.resolve(ApiGuard).handle(req, next) };
+    // A guard's own outage answer (the auth worker down, failing or slow) is a page for browsers.
+    const pages = withErrorPages({ handle: (req, next) => c.resolve(PageGuard).handle(req, next) }, outagePages());
+    const api = withErrorPages(
+      { handle: (req, next) => c.resolve(ApiGuard).handle(req, next) },
+      outagePages({ api: true }),
+    );
     const links = (request: Request) => ({
       login: loginUrlFor(app.env.AUTH_LOGIN_URL, new URL("/dashboard", request.url)),
     });
+    // No dead ends: an unknown path answers a page with a way home (JSON `not_found` for API clients).
+    app.hono.notFound((ctx) => notFoundPage(ctx.req.raw));
 
     // Sign-out on this origin: a same-origin POST whose session is revoked over RPC (never a GET).
     app.hono.post("/logout", (ctx) => new ServiceLogoutHandler(c.resolve(AuthServiceClient)).handle(ctx.req.raw));
@@ -92,23 +103,32 @@ export class ExampleConsumerProvider extends ServiceProvider<ConsumerEnv> {
     app.hono.use("/org/*", toHono(pages));
     app.hono.use("/api/*", toHono(api));
     registerQuotaRoute(app); // after the /api/* guard: its key is the signed-in user
-    app.hono.use("/org/:slug/admin", toHono(new RoleMiddleware("admin")));
+    // Its 403 is this app's page: the person's other organizations, a new sign-in, a sign-out.
+    app.hono.use(
+      "/org/:slug/admin",
+      toHono(
+        withErrorPages(
+          new RoleMiddleware("admin"),
+          roleRefusalPages((request) => links(request).login),
+        ),
+      ),
+    );
 
     const dashboard = (request: Request) => {
       const user = currentUser(request)!;
       const slug = currentOrganizationSlug(request);
       const organization = currentMembership(user, slug);
-      if (slug && !organization) return notMemberPage(slug);
+      if (slug && !organization) return forbiddenPage(request, user, slug, "not_member", links(request).login);
       return dashboardPage(user, organization);
     };
     app.hono.get("/dashboard", (ctx) => dashboard(ctx.req.raw));
     app.hono.get("/org/:slug/dashboard", (ctx) =>
-      orgMatches(ctx.req.raw, ctx.req.param("slug")) ? dashboard(ctx.req.raw) : unknownOrganization(),
+      orgMatches(ctx.req.raw, ctx.req.param("slug")) ? dashboard(ctx.req.raw) : unknownOrganization(ctx.req.raw),
     );
     app.hono.get("/org/:slug/admin", (ctx) =>
       orgMatches(ctx.req.raw, ctx.req.param("slug"))
         ? adminPage(currentUser(ctx.req.raw)!, ctx.req.param("slug"))
-        : unknownOrganization(),
+        : unknownOrganization(ctx.req.raw),
     );
 
     app.hono.get("/api/me", (ctx) => {
@@ -151,6 +171,6 @@ function orgMatches(request: Request, slug: string): boolean {
   return currentOrganizationSlug(request) === slug;
 }
 
-function unknownOrganization(): Response {
-  return jsonError(404, "not_found", "No such organization");
+function unknownOrganization(request: Request): Response {
+  return notFoundPage(request, "No such organization.");
 }

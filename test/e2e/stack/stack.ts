@@ -77,6 +77,8 @@ export async function startStack(): Promise<RunningStack> {
     writeEnvFile(authEnv, {
       SESSION_SECRET: randomBytes(32).toString("base64url"),
       ADMIN_API_TOKEN: adminToken,
+      // The admin console's operators: the admins of the demo's Acme (Ada Lovelace).
+      ADMIN_CONSOLE_ORGANIZATIONS: "org_01ACME00000000000000000000",
       AUTH_REDIRECT_URL: `${authUrl}/auth/callback`,
       AUTH_RETURN_ORIGINS: consumerUrl,
       SECURITY_EVENTS_WEBHOOK_URL: `${idp.url}/__local/security-events`,

@@ -43,10 +43,12 @@ export function launchBrowser(): Promise<Browser> {
  * share one login budget. Each gets an address of its own, as on the real network.
  * A "device" may also say which browser it is (`userAgent`) and where it is (`location`:
  * `country;region;city;colo`, read by the worker because the stack sets GATEHOUSE_DEV_LOCATION_HEADER).
+ * `bypassCSP`: the browser ignores the pages' CSP, so a test can inject a checker (support/axe.ts);
+ * the responses still carry their CSP headers.
  */
 export function newPerson(
   browser: Browser,
-  device: { userAgent?: string; location?: string } = {},
+  device: { userAgent?: string; location?: string; bypassCSP?: boolean } = {},
 ): Promise<BrowserContext> {
   // Documentation range, a /64 of its own (the auth routes count an IPv6 client by its /64).
   const address = `2001:db8:${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}::1`;
@@ -56,6 +58,7 @@ export function newPerson(
       ...(device.location ? { "X-Gatehouse-Dev-Location": device.location } : {}),
     },
     ...(device.userAgent ? { userAgent: device.userAgent } : {}),
+    ...(device.bypassCSP ? { bypassCSP: true } : {}),
     viewport: { width: 900, height: 700 },
   });
 }

@@ -53,10 +53,12 @@ export function describeEvent(event: SecurityEvent): string {
       return "Signed in";
     case "session.new_device":
       return "Signed in from a new device";
-    case "session.signed_out":
-      return detail(event, "reason") === "replaced"
-        ? "Signed in again on this device (the old session ended)"
-        : "Signed out";
+    case "session.signed_out": {
+      const reason = detail(event, "reason");
+      if (reason === "replaced") return "Signed in again on this device (the old session ended)";
+      if (reason === "replaced_by_other_user") return "Someone else signed in on this device (this session ended)";
+      return "Signed out";
+    }
     case "session.impersonated":
       return `${String(detail(event, "impersonator") ?? "An operator")} signed in as you${detail(event, "reason") ? ` (${String(detail(event, "reason"))})` : ""}`;
     case "session.revoked": {

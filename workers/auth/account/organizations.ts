@@ -18,6 +18,7 @@ import { currentSession } from "../middleware/context";
 import { csrfToken } from "../middleware/csrf";
 import { AuthConfigToken } from "../provider";
 import { authErrorPage, errorPage, escapeHtml, page, wantsJson } from "../routes/pages";
+import { siteHeader } from "../routes/site-header";
 import { resolvePolicy } from "../session/config";
 import { SessionManager } from "../session/session-manager";
 import type { AppUser } from "../types";
@@ -60,8 +61,9 @@ export function registerOrganizationConsole<E extends object>(app: Application<E
       .join("");
     const body = `<h1>Your organizations</h1>${
       items ? `<ul>${items}</ul>` : `<p class="muted">You are not an admin of any organization.</p>`
-    }<p><a href="/account/sessions">Your sessions</a></p>`;
-    return withContentSecurityPolicy(page("Your organizations", body), new URL(c.req.url));
+    }`;
+    const header = siteHeader({ user: me.user, csrf: csrfToken(c.req.raw) });
+    return withContentSecurityPolicy(page("Your organizations", body, 200, undefined, header), new URL(c.req.url));
   });
 
   app.hono.get(`${ORGANIZATIONS_PATH}/:organizationId`, async (c) => {
@@ -76,10 +78,14 @@ export function registerOrganizationConsole<E extends object>(app: Application<E
       ]);
       if (wantsJson(request)) return Response.json({ organizationId: membership.organizationId, ...policy, epoch });
       const notice = new URL(request.url).searchParams.get("done");
+      const csrf = csrfToken(request);
       return withContentSecurityPolicy(
         page(
           `Organization ${membership.organizationSlug}`,
-          consoleBody(membership, policy, epoch, csrfToken(request), notice),
+          consoleBody(membership, policy, epoch, csrf, notice),
+          200,
+          undefined,
+          siteHeader({ user: currentSession(request)!.user, csrf }),
         ),
         new URL(request.url),
       );
@@ -188,10 +194,10 @@ ${said ? `<p role="status"><strong>${escapeHtml(said)}</strong></p>` : ""}
 <label>Sessions per person (empty: no cap) <input name="maxSessions" inputmode="numeric" value="${cap === null ? "" : String(cap)}"></label>
 <label>Past it <select name="onLimit">${option("evict-oldest", "sign out the oldest")}${option("refuse-new", "refuse the new sign-in")}</select></label>
 <button type="submit">Save policy</button></form>
-<form method="post" action="${base}/policy/clear">${csrfField(csrf)}<button type="submit">Use the default policy</button></form>
+<form method="post" action="${base}/policy/clear">${csrfField(csrf)}<button type="submit" class="secondary">Use the default policy</button></form>
 <h2>Kill switch</h2>
 <p class="muted">${epoch === null ? "Not thrown." : `Thrown ${timeTag(epoch)}: sessions issued before it are refused.`}</p>
-<form method="post" action="${base}/kill-switch">${csrfField(csrf)}<button type="submit">End every member's sessions</button></form>
-${epoch === null ? "" : `<form method="post" action="${base}/kill-switch/lift">${csrfField(csrf)}<button type="submit">Lift the kill switch</button></form>`}
+<form method="post" action="${base}/kill-switch">${csrfField(csrf)}<button type="submit" class="danger">End every member's sessions</button></form>
+${epoch === null ? "" : `<form method="post" action="${base}/kill-switch/lift">${csrfField(csrf)}<button type="submit" class="secondary">Lift the kill switch</button></form>`}
 <p><a href="${ORGANIZATIONS_PATH}">Your organizations</a> · <a href="/account/sessions">Your sessions</a></p>`;
 }

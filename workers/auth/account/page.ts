@@ -7,6 +7,7 @@
  */
 import type { SecurityEvent } from "../../../client-sdk/protocol/security";
 import { escapeHtml, page } from "../routes/pages";
+import { siteHeader } from "../routes/site-header";
 import type { AppUser } from "../types";
 import { renderTimeline } from "./activity-view";
 import { withContentSecurityPolicy } from "./csp";
@@ -32,28 +33,23 @@ function displayName(user: AppUser): string {
   return `${user.firstName} ${user.lastName}`.trim() || user.email;
 }
 
-function mainOpen(user: AppUser, sessionId: string, csrf: string, view: "sessions" | "activity"): string {
-  return `<main id="account" data-view="${view}" data-user-id="${escapeHtml(user.id)}" data-session-id="${escapeHtml(sessionId)}" data-csrf="${escapeHtml(csrf)}">`;
-}
-
-function nav(current: "sessions" | "activity"): string {
-  return current === "sessions"
-    ? `<p><strong>Sessions</strong> · <a href="${ACCOUNT_ACTIVITY_PATH}">Activity</a></p>`
-    : `<p><a href="/account/sessions">Sessions</a> · <strong>Activity</strong></p>`;
+/** The element the live bundle reads its hooks from (inside the shell's `<main>`). */
+function rootOpen(user: AppUser, sessionId: string, csrf: string, view: "sessions" | "activity"): string {
+  return `<div id="account" data-view="${view}" data-user-id="${escapeHtml(user.id)}" data-session-id="${escapeHtml(sessionId)}" data-csrf="${escapeHtml(csrf)}">`;
 }
 
 export function accountPage(input: AccountPageInput): Promise<Response> {
   const { user } = input;
   const notice = input.notice ? `<p role="status"><strong>${escapeHtml(input.notice)}</strong></p>` : "";
-  const body = `${mainOpen(user, input.sessionId, input.csrf, "sessions")}
-<h1>Your sessions</h1>${nav("sessions")}
-<p class="muted">Signed in as ${escapeHtml(displayName(user))} (${escapeHtml(user.email)}). <span id="live-status"></span></p>
+  const body = `${rootOpen(user, input.sessionId, input.csrf, "sessions")}
+<h1>Your sessions</h1>
+<p class="muted">Every device where ${escapeHtml(displayName(user))} (${escapeHtml(user.email)}) is signed in. <span id="live-status"></span></p>
 ${notice}<p id="signed-out" role="alert" hidden><strong>You were signed out</strong></p>
 <div id="sessions">${renderSessionList(input.sessions, input.csrf)}</div>
-<form method="post" action="/auth/logout"><input type="hidden" name="_csrf" value="${escapeHtml(input.csrf)}"><p><a href="/">Home</a> · <button type="submit">Sign out of this device</button></p></form>
-</main>
+</div>
 <script type="module" src="${LIVE_SCRIPT_PATH}"></script>`;
-  return withContentSecurityPolicy(page("Your sessions", body), input.url);
+  const header = siteHeader({ user, csrf: input.csrf, current: "/account/sessions" });
+  return withContentSecurityPolicy(page("Your sessions", body, 200, undefined, header), input.url);
 }
 
 export interface ActivityPageInput {
@@ -74,12 +70,13 @@ export function activityPage(input: ActivityPageInput): Promise<Response> {
     ? `<p><a href="${ACCOUNT_ACTIVITY_PATH}?cursor=${encodeURIComponent(input.nextCursor)}" rel="next">Older activity</a></p>`
     : "";
   const newest = input.latest ? "" : `<p><a href="${ACCOUNT_ACTIVITY_PATH}">Latest activity</a></p>`;
-  const body = `${mainOpen(user, input.sessionId, input.csrf, "activity")}
-<h1>Account activity</h1>${nav("activity")}
+  const body = `${rootOpen(user, input.sessionId, input.csrf, "activity")}
+<h1>Account activity</h1>
 <p class="muted">Sign-ins, sign-outs and other security events of ${escapeHtml(displayName(user))} (${escapeHtml(user.email)}). <span id="live-status"></span></p>
 <p id="signed-out" role="alert" hidden><strong>You were signed out</strong></p>
 <div id="activity"${input.latest ? ' data-live="true"' : ""}>${renderTimeline(input.events, input.csrf)}</div>
-${newest}${older}</main>
+${newest}${older}</div>
 <script type="module" src="${LIVE_SCRIPT_PATH}"></script>`;
-  return withContentSecurityPolicy(page("Account activity", body), input.url);
+  const header = siteHeader({ user, csrf: input.csrf, current: ACCOUNT_ACTIVITY_PATH });
+  return withContentSecurityPolicy(page("Account activity", body, 200, undefined, header), input.url);
 }

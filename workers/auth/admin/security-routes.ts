@@ -10,11 +10,16 @@ import type { SessionPolicy } from "../../../client-sdk/protocol/security";
 import { isOrganizationId, isReceiptId, isUserId } from "../ids";
 import { resolvePolicy } from "../session/config";
 import type { SessionManager } from "../session/session-manager";
+import type { OperatorLog } from "./console/operator-log";
 import { adminActor, json } from "./respond";
 
 const MAX_BODY = 4096;
 
-export function registerSecurityRoutes<E extends object>(app: Application<E>, sessions: () => SessionManager): void {
+export function registerSecurityRoutes<E extends object>(
+  app: Application<E>,
+  sessions: () => SessionManager,
+  log: () => OperatorLog,
+): void {
   const hono = app.hono;
 
   hono.get("/admin/users/:userId/timeline", async (c) => {
@@ -74,6 +79,12 @@ export function registerSecurityRoutes<E extends object>(app: Application<E>, se
     const receipt = await sessions().endOrganizationSessions(organizationId, {
       kind: "kill_switch",
       label: adminActor(c.req.raw).label ?? "admin",
+    });
+    await log().record({
+      action: "organization.ended",
+      operator: `api:${adminActor(c.req.raw).label ?? "admin"}`,
+      target: organizationId,
+      receiptId: receipt.id,
     });
     return json(200, { organizationId, receipt });
   });

@@ -37,7 +37,15 @@ export async function adminLabelOf(
   const header = request.headers.get("Authorization");
   const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
   if (!match) return "missing";
-  const given = await sha256Hex(match[1]!);
+  return matchAdminToken(match[1]!, tokens);
+}
+
+/** The label of the configured token equal to `value`, or null (the console's break-glass form uses it too). */
+export async function matchAdminToken(
+  value: string,
+  tokens: readonly { label: string; token: string }[],
+): Promise<string | null> {
+  const given = await sha256Hex(value);
   let found: string | null = null;
   // Every token is compared, so the time taken does not say which one (or whether any) matched.
   for (const { label, token } of tokens) {

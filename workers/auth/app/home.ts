@@ -1,7 +1,8 @@
 /**
  * @module
- * The auth worker's own small pages: `/` says who is signed in, links to
- * sign in, and signs out with a CSRF-protected POST. A person running `npm start` lands here after login.
+ * The auth worker's landing page `/`: what this is, who is signed in and their organizations,
+ * links to sign in, the account pages, the admin console and the docs; signing out is the header's
+ * CSRF-protected POST. A person running `npm start` lands here after login.
  */
 
 import type { MiddlewareHandler } from "hono";
@@ -10,6 +11,7 @@ import { toHono } from "../../../client-sdk/core/middleware";
 import { liveUrls } from "../live/urls";
 import { CsrfMiddleware, csrfToken } from "../middleware/csrf";
 import { escapeHtml, page } from "../routes/pages";
+import { siteHeader } from "../routes/site-header";
 import { SessionManager } from "../session/session-manager";
 
 /** The live channel for a page of this worker: its own cookie joins the session (no ticket). */
@@ -17,6 +19,17 @@ export function liveScriptTag(origin: string, userId: string): string {
   const urls = liveUrls(origin, userId);
   return `<script src="${escapeHtml(urls.scriptUrl)}" data-channel="${escapeHtml(urls.channelUrl)}" data-user="${escapeHtml(userId)}" data-signed-out="${escapeHtml(urls.signedOutUrl)}" defer></script>`;
 }
+
+/** The repository's README: how to run, configure and deploy Gatehouse. */
+export const DOCS_URL = "https://github.com/gatehouse-workers/gatehouse-workers#readme";
+
+/** Where to go from the landing page, signed in or not. */
+const PLACES = `<h2>Where to go</h2><ul class="cards">
+<li><a href="/account/sessions">Your sessions</a><br><span class="muted">Every device signed in to your account; sign any of them out.</span></li>
+<li><a href="/account/activity">Account activity</a><br><span class="muted">Sign-ins, sign-outs and other security events.</span></li>
+<li><a href="/admin">Admin console</a><br><span class="muted">For operators: find a person, see their sessions, end them.</span></li>
+<li><a href="${escapeHtml(DOCS_URL)}">Documentation</a><br><span class="muted">The README: run it, configure it, deploy it.</span></li>
+</ul>`;
 
 export function registerHomePage<E extends object>(app: Application<E>): void {
   // The sign-out button POSTs with a CSRF token (issued here, on GET).
@@ -31,7 +44,12 @@ export function registerHomePage<E extends object>(app: Application<E>): void {
     if (!user) {
       return page(
         "Gatehouse",
-        `<h1>Gatehouse</h1><p>You are not signed in.</p><p><a href="/auth/login">Sign in</a></p>`,
+        `<h1>Gatehouse</h1>
+<p>Sign-in, server-side sessions and instant sign-out for Cloudflare Workers. This is the auth worker: it signs people in through the identity provider and keeps their sessions, so any of them can be ended at once.</p>
+<p>You are not signed in.</p><p><a class="button" href="/auth/login">Sign in</a></p>${PLACES}`,
+        200,
+        undefined,
+        siteHeader({ user: null, current: "/" }),
       );
     }
     const orgs = user.memberships
@@ -40,12 +58,17 @@ export function registerHomePage<E extends object>(app: Application<E>): void {
           `<li>${escapeHtml(m.organizationSlug)} — ${escapeHtml(m.role)}${m.organizationId === user.organizationId ? " (current)" : ""}</li>`,
       )
       .join("");
+    const token = csrfToken(c.req.raw);
     const res = page(
       "Gatehouse",
       `<h1>Signed in as ${escapeHtml(`${user.firstName} ${user.lastName}`.trim() || user.email)}</h1>
-<p class="muted">${escapeHtml(user.email)}</p><ul>${orgs}</ul>
-<form method="post" action="/auth/logout"><input type="hidden" name="_csrf" value="${escapeHtml(csrfToken(c.req.raw))}"><button type="submit">Sign out</button></form>
+<p class="muted">${escapeHtml(user.email)}</p>
+<h2>Your organizations</h2>${orgs ? `<ul>${orgs}</ul>` : `<p class="muted">You are not a member of any organization.</p>`}
+${PLACES}
 ${liveScriptTag(new URL(c.req.url).origin, user.id)}`,
+      200,
+      undefined,
+      siteHeader({ user, csrf: token, current: "/" }),
     );
     res.headers.set("Cache-Control", "private, no-store");
     return res;

@@ -6,6 +6,7 @@
  * handler and the `AuthService` RPC entrypoint.
  */
 import { Application } from "../../../client-sdk/core/application";
+import { jsonError } from "../../../client-sdk/core/errors";
 import { SecurityHeadersMiddleware } from "../../../client-sdk/core/security-headers";
 import { registerAccountRoutes } from "../account";
 import { registerAdminRoutes } from "../admin/routes";
@@ -13,15 +14,19 @@ import type { ResolvedAuthWorkerOptions } from "../factory/options";
 import { registerLivePages } from "../live/pages";
 import { routeLiveChannel } from "../live/route";
 import { AuthConfigToken, type AuthEnv, AuthServiceProvider, type AuthServiceProviderOptions } from "../provider";
+import { errorPage } from "../routes/pages";
 import { SessionManager } from "../session/session-manager";
 import { registerIdentityWebhook } from "../webhooks";
 import { registerApiRoutes } from "./api";
 import { authEnvOf, authWorkerOptions } from "./configured";
+import { authOnError } from "./errors";
 import { registerHomePage } from "./home";
 
 export interface AuthWorkerEnv extends AuthEnv {
   SESSIONS: KVNamespace;
   ADMIN_API_TOKEN?: string;
+  /** Organization ids whose admins may use the admin console (`/admin`). */
+  ADMIN_CONSOLE_ORGANIZATIONS?: string;
 }
 
 const apps = new WeakMap<object, Application<AuthWorkerEnv>>();
@@ -63,6 +68,14 @@ export function authApplication(rawEnv: AuthWorkerEnv): Application<AuthWorkerEn
     if (routes.account) registerAccountRoutes(built);
     if (routes.webhooks) registerIdentityWebhook(built);
     if (routes.home) registerHomePage(built);
+    // An unknown path: a page with a way home for browsers, `not_found` JSON for API clients.
+    // A browser's navigation gets a page with a way home; every other client the JSON it always got.
+    built.hono.notFound((c) =>
+      (c.req.header("Accept") ?? "").includes("text/html")
+        ? errorPage(c.req.raw, 404, "not_found", "There is no page at this address.")
+        : jsonError(404, "not_found", "There is no page at this address."),
+    );
+    built.hono.onError(authOnError);
     apps.set(env, built);
     app = built;
   }

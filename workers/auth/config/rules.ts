@@ -58,6 +58,7 @@ export type ConfigRule =
   | "not_bound"
   | "loopback_only"
   | "malformed"
+  | "not_organization_ids"
   | "needs_secret";
 
 export interface ConfigProblem {
@@ -80,6 +81,7 @@ export const RULE_TEXT: Readonly<Record<ConfigRule, string>> = {
   loopback_only: "is for local development only: it is refused unless AUTH_REDIRECT_URL is on loopback",
   malformed:
     "is not a comma-separated list of label:token pairs (labels: a-z, 0-9, _ and -; each label and token once; `admin` is ADMIN_API_TOKEN's)",
+  not_organization_ids: "is not a comma-separated list of organization ids (org_…)",
   needs_secret: "is set without SECURITY_EVENTS_WEBHOOK_SECRET: the deliveries could not be signed",
 };
 
@@ -88,7 +90,14 @@ export function secretProblem(
   value: string,
 ): Exclude<
   ConfigRule,
-  "required" | "not_a_url" | "http_not_loopback" | "not_bound" | "loopback_only" | "malformed" | "needs_secret"
+  | "required"
+  | "not_a_url"
+  | "http_not_loopback"
+  | "not_bound"
+  | "loopback_only"
+  | "malformed"
+  | "not_organization_ids"
+  | "needs_secret"
 > | null {
   const normalized = value.toLowerCase().replace(/[^a-z0-9]/g, "");
   if (TEMPLATE.test(value.trim()) || PLACEHOLDERS.has(normalized) || PLACEHOLDER_WORDS.test(value)) {
@@ -149,6 +158,11 @@ export function checkAuthEnvironment(
       if (rule) problems.push({ variable: `ADMIN_API_TOKENS (${label})`, rule });
     }
   }
+  // The admin console's operators are the admins of these organizations (a list of ids).
+  const consoleOrgs = env.ADMIN_CONSOLE_ORGANIZATIONS;
+  if (typeof consoleOrgs === "string" && consoleOrgs.trim() !== "" && consoleOrganizations(consoleOrgs) === null) {
+    problems.push({ variable: "ADMIN_CONSOLE_ORGANIZATIONS", rule: "not_organization_ids" });
+  }
   const redirect = env.AUTH_REDIRECT_URL;
   if (typeof redirect === "string" && redirect.length > 0) {
     const rule = redirectUrlProblem(redirect);
@@ -183,6 +197,16 @@ function onLoopback(url: unknown): boolean {
   } catch {
     return false;
   }
+}
+
+/** The organization ids of `ADMIN_CONSOLE_ORGANIZATIONS` (comma-separated), or null when one is not an id. */
+export function consoleOrganizations(list: string | undefined): string[] | null {
+  if (!list || list.trim() === "") return [];
+  const ids = list
+    .split(",")
+    .map((id) => id.trim())
+    .filter((id) => id !== "");
+  return ids.every((id) => /^[A-Za-z0-9_-]{1,128}$/.test(id)) ? ids : null;
 }
 
 /** `label:token` pairs, or null when malformed (the admin routes read the same format: admin/tokens.ts). */

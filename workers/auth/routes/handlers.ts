@@ -9,6 +9,8 @@ import { HmacSigner } from "../crypto";
 import { AuthError } from "../errors";
 import type { IdentityClient } from "../identity/identity-client";
 import type { SessionManager } from "../session/session-manager";
+import type { IdentityUser } from "../types";
+import { organizationLinks, signInAgainLinks } from "./error-links";
 import { type LoginFlow, startLoginFlow, takeLoginFlow } from "./login-flow";
 import { authErrorPage, errorPage } from "./pages";
 import { providerErrorMessage } from "./provider-errors";
@@ -116,9 +118,11 @@ export async function handleCallback(
 
   const providerError = url.searchParams.get("error");
   if (providerError !== null) {
-    // Never the query's own words: anyone can craft this URL and send it to a person.
+    // Never the query's own words: anyone can craft this URL and send it to a person. "Try again"
+    // repeats this browser's sign-in (only a verified flow's return_to, organization and step-up).
     return errorPage(request, 400, "access_denied", providerErrorMessage(providerError), {
-      retryLogin: true,
+      title: providerError === "access_denied" ? "Sign-in cancelled" : "Not signed in",
+      links: signInAgainLinks(check.ok ? check.flow : null, options.returnOrigins),
       headers: clear,
     });
   }
@@ -140,8 +144,10 @@ export async function handleCallback(
     });
   }
   const flow: LoginFlow = check.flow;
+  let signedIn: IdentityUser | undefined;
   try {
     const auth = await identityClient.authenticateWithCode({ code, codeVerifier: flow.codeVerifier });
+    signedIn = auth.user;
     // The provider's answer decides the tenant; a requested one is only a wish, and createSession
     // refuses either unless the user is a member (403 organization_not_allowed).
     const organizationId = auth.organizationId ?? flow.organizationId;
@@ -156,8 +162,9 @@ export async function handleCallback(
         });
       }
     }
-    // A step-up replaces the session this browser had (no orphan behind the new cookie); an ordinary
-    // sign-in or an operator's impersonation never ends the person's own session.
+    // A sign-in replaces the session this browser had (no orphan behind the new cookie), whoever it
+    // was: the flow cookie proves this browser started this sign-in. An operator's impersonation
+    // never ends a session (it may not sign anyone out; its own one is capped at the impersonation timeout).
     const previous = await sessionManager.resolveSession(request).catch(() => null);
     const { response } = await sessionManager.createSession(
       auth.user,
@@ -180,15 +187,26 @@ export async function handleCallback(
     });
     for (const c of response.headers.getSetCookie()) res.headers.append("Set-Cookie", c);
     res.headers.append("Set-Cookie", check.clearCookie);
-    if (previous && previous.user.id === auth.user.id && flow.maxAge !== undefined && !auth.impersonator) {
+    if (previous && !auth.impersonator) {
+      // The same person: their tabs reload into the new session; another person: they go to the signed-out page.
+      const reason = previous.user.id === auth.user.id ? "replaced" : "replaced_by_other_user";
       await sessionManager
-        .revokeSessionOf(previous.user.id, previous.sessionId, "replaced", { kind: "user" })
+        .revokeSessionOf(previous.user.id, previous.sessionId, reason, { kind: "user" })
         .catch((err: unknown) => {
           console.warn("gatehouse: could not end the replaced session", err instanceof Error ? err.message : err);
         });
     }
     return res;
   } catch (err) {
+    if (err instanceof AuthError && err.code === "organization_not_allowed" && signedIn) {
+      // The provider told us the person's organizations: offer a sign-in into each of them.
+      return errorPage(request, 403, err.code, err.message, {
+        links: organizationLinks(signedIn.memberships, {
+          returnTo: safeReturnTo(flow.returnTo, "/", options.returnOrigins),
+        }),
+        headers: clear,
+      });
+    }
     return authErrorPage(request, err, clear);
   }
 }

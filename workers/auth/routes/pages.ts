@@ -7,18 +7,25 @@
  */
 import { wantsJson } from "../../../client-sdk/core/auth-context";
 import { escapeHtml } from "../../../client-sdk/html";
+import { type PageHeader, renderPage } from "../../../client-sdk/html/theme";
 import { AuthError } from "../errors";
+import { defaultErrorLinks, type ErrorLink, renderErrorLinks } from "./error-links";
+import { siteHeader } from "./site-header";
 
 export { escapeHtml, wantsJson };
 
-export function page(title: string, body: string, status = 200, headers?: HeadersInit): Response {
-  const html = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#1f2328}
-h1{font-size:1.5rem}a,button{color:#0969da}.muted{color:#59636e}code{background:#f6f8fa;padding:.1em .3em}
-.alert{background:#fff8c5;border-left:4px solid #d4a72c;padding:.25rem .5rem}</style>
-</head><body>${body}</body></html>`;
+/**
+ * A page in the shared look (client-sdk/html/theme.ts). `header`: the site header (site-header.ts);
+ * absent, the navigation without a person (the page does not know who is signed in); null, none.
+ */
+export function page(
+  title: string,
+  body: string,
+  status = 200,
+  headers?: HeadersInit,
+  header: PageHeader | null = siteHeader(),
+): Response {
+  const html = renderPage({ title, body, header });
   const res = new Response(html, { status, headers });
   res.headers.set("Content-Type", "text/html; charset=utf-8");
   res.headers.set("Cache-Control", "no-store");
@@ -31,7 +38,7 @@ export function errorPage(
   status: number,
   code: string,
   message: string,
-  options: { title?: string; retryLogin?: boolean; headers?: HeadersInit } = {},
+  options: { title?: string; retryLogin?: boolean; headers?: HeadersInit; links?: readonly ErrorLink[] } = {},
 ): Response {
   if (wantsJson(request)) {
     const res = Response.json({ error: code, message }, { status, headers: options.headers });
@@ -39,11 +46,19 @@ export function errorPage(
     return res;
   }
   const title =
-    options.title ?? (status >= 500 ? "Something went wrong" : status === 403 ? "Forbidden" : "Cannot continue");
-  const retry = options.retryLogin ? `<p><a href="/auth/login">Sign in again</a></p>` : "";
+    options.title ??
+    (status >= 500
+      ? "Something went wrong"
+      : status === 403
+        ? "Forbidden"
+        : status === 404
+          ? "Page not found"
+          : "Cannot continue");
+  // Never a dead end: the caller's links, or the status's (error-links.ts); always "Home".
+  const links = renderErrorLinks(options.links ?? defaultErrorLinks(request, status, code, options));
   return page(
     title,
-    `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p><p class="muted">Error: <code>${escapeHtml(code)}</code> (${status})</p>${retry}`,
+    `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p><p class="muted">Error: <code>${escapeHtml(code)}</code> (${status})</p>${links}`,
     status,
     options.headers,
   );

@@ -11,6 +11,7 @@ import type {
   KnownDevice,
   RevocationActor,
   RevocationReceipt,
+  SecurityEventDeliveries,
   SessionLocation,
   SessionPolicy,
   TimelinePage,
@@ -36,6 +37,7 @@ import { ReportThrottle } from "./report-throttle";
 import { SessionObjects } from "./session-objects";
 import { storeCall } from "./store-call";
 import { isSessionId, issueSessionToken, verifySessionToken } from "./token";
+import { UserDirectory } from "./user-directory";
 
 /** A resolved session: the public id, the user, and the stored record. */
 export interface ResolvedSession {
@@ -79,6 +81,8 @@ export const REFUSED_GRACE_MS = 2 * 60 * 1000;
 
 export class SessionManager {
   readonly store: KVSessionStore;
+  /** Email → user id of the people who signed in here (the admin console's search). */
+  readonly directory: UserDirectory;
   readonly config: ResolvedSessionConfig;
   /** HMAC signer over the session secret(s); other auth parts sign with a purpose prefix. */
   readonly signer: HmacSigner;
@@ -102,6 +106,7 @@ export class SessionManager {
     const namespace = "raw" in kv && kv.raw ? kv.raw : (kv as KVNamespace);
     this.store = new KVSessionStore(namespace, this.config.clock);
     this.#epochs = new OrganizationEpochs(namespace, this.config.clock);
+    this.directory = new UserDirectory(namespace, this.config.clock);
     this.signer = new HmacSigner(secret);
   }
 
@@ -264,6 +269,13 @@ export class SessionManager {
           user.id,
           record.memberships.map((m) => m.organizationId),
         ),
+        // The console finds people by email (best effort: a miss only means a search by id).
+        this.directory.note(user.id, user.email).catch((cause: unknown) => {
+          console.error(
+            "gatehouse: could not note the user in the directory",
+            cause instanceof Error ? cause.name : "",
+          );
+        }),
       ]);
       if (result instanceof Error || !result.registered) {
         await this.store.delete(sessionId).catch(() => {});
@@ -362,19 +374,21 @@ export class SessionManager {
 
   /**
    * Revokes one session of this user, asking only this user's object (a session of someone else is
-   * simply not there): `"logout"` for the request's own session, `"revoked"` for another one, which
-   * must be active (else null; checked and revoked in one call to the object). Failures map to 503
+   * simply not there): `"logout"` for the request's own session, `"replaced"` /
+   * `"replaced_by_other_user"` for the session a new sign-in in the same browser takes over,
+   * `"revoked"` for another one, which must be active (else null; checked and revoked in one call
+   * to the object). Failures map to 503
    * `session_store_unavailable` like every call here.
    */
   async revokeSessionOf(
     userId: string,
     sessionId: string,
-    reason: "logout" | "revoked" | "replaced" = "revoked",
+    reason: "logout" | "revoked" | "replaced" | "replaced_by_other_user" = "revoked",
     actor: RevocationActor = SELF,
   ): Promise<RevocationResult | null> {
     const objects = this.#requireObjects();
     this.#recentRefresh.delete(sessionId);
-    if (reason === "logout" || reason === "replaced") {
+    if (reason !== "revoked") {
       const result = await objects.revoke(userId, sessionId, reason, actor);
       await this.#notify("onSignOut", { userId, sessionId });
       return result;
@@ -399,6 +413,16 @@ export class SessionManager {
   /** The devices and places the user signed in from within the retention window. */
   devices(userId: string): Promise<KnownDevice[]> {
     return this.#requireObjects().devices(userId);
+  }
+
+  /** The latest receipts of a user's revocations, newest first (an operator's view). */
+  receipts(userId: string, limit = 20): Promise<RevocationReceipt[]> {
+    return this.#requireObjects().receipts(userId, limit);
+  }
+
+  /** A user's security-event deliveries still to make and the latest attempts (an operator's view). */
+  deliveries(userId: string, limit = 20): Promise<SecurityEventDeliveries> {
+    return this.#requireObjects().deliveries(userId, limit);
   }
 
   /** A revocation receipt by id (a user's `rcpt.u.…` or an organization's `rcpt.o.…`), or null. */

@@ -9,6 +9,7 @@ import type {
   KnownDevice,
   RevocationActor,
   RevocationReceipt,
+  SecurityEventDeliveries,
   SessionLocation,
   TimelinePage,
 } from "../../../client-sdk/protocol/security";
@@ -52,7 +53,7 @@ export class SessionObjects {
   revoke(
     userId: string,
     sessionId: string,
-    reason: "logout" | "revoked" | "replaced",
+    reason: "logout" | "revoked" | "replaced" | "replaced_by_other_user",
     actor: RevocationActor,
   ): Promise<RevocationResult> {
     return storeCall(() => this.#stub(userId).revoke(sessionId, reason, actor));
@@ -81,6 +82,14 @@ export class SessionObjects {
 
   receipt(userId: string, id: string): Promise<RevocationReceipt | null> {
     return storeCall(() => this.#stub(userId).receipt(id));
+  }
+
+  receipts(userId: string, limit: number): Promise<RevocationReceipt[]> {
+    return storeCall(() => this.#stub(userId).receipts(limit));
+  }
+
+  deliveries(userId: string, limit: number): Promise<SecurityEventDeliveries> {
+    return storeCall(() => this.#stub(userId).deliveries(limit));
   }
 
   /** A fresh provider access token for the session (one refresh at a time, in its object). */

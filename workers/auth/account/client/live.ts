@@ -29,6 +29,8 @@ const ACTIVITY_URL = "/account/activity";
 const MAX_LIVE_EVENTS = 200;
 /** Long enough to read the notice, short enough to leave within a second. */
 const SIGN_OUT_DELAY_MS = 600;
+/** A replaced session ends while the new sign-in's answer (the new cookie) is still on its way. */
+const REPLACED_RELOAD_DELAY_MS = 1_000;
 const REFRESH_DEBOUNCE_MS = 100;
 
 function start(): void {
@@ -116,11 +118,12 @@ function start(): void {
     } catch {
       return; // not ours, or garbled: ignore
     }
-    // Replaced by a new sign-in of this browser (a step-up): the page reloads into the new session.
+    // Replaced by a new sign-in of this browser as the same person: the page reloads into the new
+    // session (another person signing in is `replaced_by_other_user`: signed out like any revocation).
     if (message.type === "session.revoked" && message.sessionId === sessionId && message.reason === "replaced") {
       signedOut = true;
       socket.close();
-      location.reload();
+      setTimeout(() => location.reload(), REPLACED_RELOAD_DELAY_MS);
     } else if (message.type === "session.revoked" && message.sessionId === sessionId) signOut();
     else if (message.type === "timeline.appended") {
       if (liveTimeline) append(message.event);

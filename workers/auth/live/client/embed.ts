@@ -43,6 +43,11 @@ const CLOSE_SESSION_REVOKED = 4001;
 const CLOSE_SESSION_INACTIVE = 4003;
 const MAX_BACKOFF_MS = 30_000;
 const NAVIGATION_GRACE_MS = 3_000;
+/**
+ * A session replaced by a new sign-in of this browser is ended while the sign-in's answer, which
+ * sets the new cookie, is still on its way: reloading at once would present the old cookie.
+ */
+const REPLACED_RELOAD_DELAY_MS = 1_000;
 
 type Message = { type: string; [key: string]: unknown };
 
@@ -79,9 +84,10 @@ function start(page: Page): void {
 
   const handle = (message: Message) => {
     // If the navigation under way does not unload this page after all (a download), leave then.
-    // Replaced by a new sign-in of this browser (a step-up): reload into the new session.
+    // Replaced by a new sign-in of this browser as the same person: reload into the new session
+    // (another person signing in is `replaced_by_other_user`: like any revocation, leave).
     if (message.type === "session.revoked" && message.reason === "replaced") {
-      if (!navigating && !leaving) page.location.reload();
+      if (!navigating && !leaving) page.setTimeout(() => leaving || page.location.reload(), REPLACED_RELOAD_DELAY_MS);
     } else if (message.type === "session.revoked") navigating ? page.setTimeout(leave, NAVIGATION_GRACE_MS) : leave();
     else if (message.type === "session.updated" && !leaving) page.location.reload();
   };

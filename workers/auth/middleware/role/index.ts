@@ -7,8 +7,9 @@
  * answers 403 too, never granting by default.
  */
 import type { Middleware, Next } from "../../../../client-sdk/core/middleware";
+import { organizationLinks } from "../../routes/error-links";
 import { errorPage } from "../../routes/pages";
-import type { AppUser } from "../../types";
+import type { AppUser, OrganizationMembership } from "../../types";
 import { currentOrganizationSlug, currentUser } from "../context";
 
 export class RoleMiddleware implements Middleware {
@@ -25,9 +26,12 @@ export class RoleMiddleware implements Middleware {
     const user = currentUser(request);
     if (!user)
       return errorPage(request, 403, "forbidden", "You need to be signed in with an allowed role to open this page.");
-    const role = roleInCurrentOrganization(user, currentOrganizationSlug(request));
-    if (role === null || !this.roles.includes(role)) {
-      return errorPage(request, 403, "forbidden", "Your role in this organization does not allow this.");
+    const membership = membershipInCurrentOrganization(user, currentOrganizationSlug(request));
+    if (!membership || !this.roles.includes(membership.role)) {
+      // Not a dead end: a sign-in into each of the person's other organizations, or a sign-out.
+      return errorPage(request, 403, "forbidden", "Your role in this organization does not allow this.", {
+        links: organizationLinks(user.memberships, { exceptId: membership?.organizationId ?? null }),
+      });
     }
     return next();
   }
@@ -35,10 +39,13 @@ export class RoleMiddleware implements Middleware {
 
 /** The user's role in the organization `slug` (or, without one, the session's organization); null if none. */
 export function roleInCurrentOrganization(user: AppUser, slug: string | null): string | null {
-  const membership = slug
+  return membershipInCurrentOrganization(user, slug)?.role ?? null;
+}
+
+function membershipInCurrentOrganization(user: AppUser, slug: string | null): OrganizationMembership | undefined {
+  return slug
     ? user.memberships.find((m) => m.organizationSlug === slug)
     : user.organizationId
       ? user.memberships.find((m) => m.organizationId === user.organizationId)
       : undefined;
-  return membership?.role ?? null;
 }
