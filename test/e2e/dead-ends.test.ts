@@ -11,7 +11,16 @@
 import type { BrowserContext, Page, Response } from "playwright-core";
 import { expect, it } from "vitest";
 import { expectAccessible } from "./support/axe";
-import { newPerson, pickDemoUser, SIGN_IN_PAGE, screenshot, stack, textOf, useBrowser } from "./support/browser";
+import {
+  consumerAs,
+  newPerson,
+  pickDemoUser,
+  SIGN_IN_PAGE,
+  screenshot,
+  stack,
+  textOf,
+  useBrowser,
+} from "./support/browser";
 
 const browser = useBrowser();
 
@@ -30,19 +39,6 @@ async function open(page: Page, url: string): Promise<Response> {
 /** The "What you can do" list's link `name`. */
 function action(page: Page, name: string) {
   return page.getByRole("navigation", { name: "What you can do" }).getByRole("link", { name, exact: true });
-}
-
-/** Signs `user` in on the consumer by opening `path` there; returns the page's answer once back on it. */
-async function consumerAs(context: BrowserContext, user: string, organization: string, path: string) {
-  const page = await context.newPage();
-  const target = `${stack.consumerUrl}${path}`;
-  await page.goto(target);
-  await page.waitForURL(SIGN_IN_PAGE);
-  const landed = page.waitForResponse((r: Response) => r.url() === target && r.request().isNavigationRequest());
-  await pickDemoUser(page, user, organization);
-  const response = await landed;
-  await page.waitForURL(target);
-  return { page, status: response.status() };
 }
 
 /** On the provider's sign-in page: "Cancel and return to the app"; the callback's answer. */

@@ -1,26 +1,12 @@
-/**
- * Flow 5: the consumer's /org/<slug>/admin is gated by RoleMiddleware("admin"), with the current
- * organization taken from the path. A member of acme sees the 403 page, an admin of acme the
- * page; an admin of globex signed in under globex is still only a member of acme.
- */
-import type { Response } from "playwright-core";
 import { expect, it } from "vitest";
-import { newPerson, pickDemoUser, SIGN_IN_PAGE, screenshot, stack, textOf, useBrowser } from "./support/browser";
+import { consumerAs, newPerson, screenshot, stack, textOf, useBrowser } from "./support/browser";
 
 const browser = useBrowser();
 
 /** Opens `path` on the consumer signed out, signs in as `user` into `organization`, returns the page's final answer. */
 async function openAs(user: string, organization: string, path: string) {
   const context = await newPerson(browser());
-  const page = await context.newPage();
-  const target = `${stack.consumerUrl}${path}`;
-  await page.goto(target);
-  await page.waitForURL(SIGN_IN_PAGE);
-  const landed = page.waitForResponse((r: Response) => r.url() === target && r.request().isNavigationRequest());
-  await pickDemoUser(page, user, organization);
-  const response = await landed;
-  await page.waitForURL(target);
-  return { context, page, status: response.status() };
+  return { context, ...(await consumerAs(context, user, organization, path)) };
 }
 
 it("shows 403 to a member of acme and the admin page to an admin of acme", async () => {

@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page, type Response } from "playwright-core";
 import { afterAll, beforeAll, inject } from "vitest";
 
 export const stack = inject("e2e");
@@ -117,4 +117,25 @@ export async function sessionIdOf(page: Page): Promise<string> {
   const id = await page.locator("#account").getAttribute("data-session-id");
   if (!id || !/^[0-9a-f]{64}$/.test(id)) throw new Error(`no session id on the page: ${id}`);
   return id;
+}
+
+/**
+ * Opens `path` on the example consumer signed out, signs in there as `user` into `organization`
+ * through the provider's page, and returns the page with the status of its final answer.
+ */
+export async function consumerAs(
+  context: BrowserContext,
+  user: string,
+  organization: string,
+  path: string,
+): Promise<{ page: Page; status: number }> {
+  const page = await context.newPage();
+  const target = `${stack.consumerUrl}${path}`;
+  await page.goto(target);
+  await page.waitForURL(SIGN_IN_PAGE);
+  const landed = page.waitForResponse((r: Response) => r.url() === target && r.request().isNavigationRequest());
+  await pickDemoUser(page, user, organization);
+  const response = await landed;
+  await page.waitForURL(target);
+  return { page, status: response.status() };
 }

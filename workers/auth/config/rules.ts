@@ -48,10 +48,11 @@ const TEMPLATE = /^(__.*__|<.*>|\$\{.*\}|\{\{.*\}\})$/s;
 /** Fewer distinct characters than this cannot be a random secret. */
 const MIN_DISTINCT = 8;
 
+/** Why a secret is refused (`secretProblem`). */
+export type SecretRule = "too_short" | "placeholder" | "low_variety";
+
 export type ConfigRule =
-  | "too_short"
-  | "placeholder"
-  | "low_variety"
+  | SecretRule
   | "required"
   | "not_a_url"
   | "http_not_loopback"
@@ -86,19 +87,7 @@ export const RULE_TEXT: Readonly<Record<ConfigRule, string>> = {
 };
 
 /** Why `value` is not an acceptable secret, or null when it is. */
-export function secretProblem(
-  value: string,
-): Exclude<
-  ConfigRule,
-  | "required"
-  | "not_a_url"
-  | "http_not_loopback"
-  | "not_bound"
-  | "loopback_only"
-  | "malformed"
-  | "not_organization_ids"
-  | "needs_secret"
-> | null {
+export function secretProblem(value: string): SecretRule | null {
   const normalized = value.toLowerCase().replace(/[^a-z0-9]/g, "");
   if (TEMPLATE.test(value.trim()) || PLACEHOLDERS.has(normalized) || PLACEHOLDER_WORDS.test(value)) {
     return "placeholder";
