@@ -116,6 +116,15 @@ describe("the gate", () => {
     expect((await browser.post(`/admin/console/users/${freshUser()}/revoke`)).status).toBe(401);
   });
 
+  it("a visit to /admin spends one unit of the admin route limit, not two", async () => {
+    const browser = new Browser();
+    const remaining = async () =>
+      Number(/r=(\d+)/.exec((await browser.get("/admin")).headers.get("RateLimit") ?? "")?.[1]);
+    const first = await remaining();
+    expect(first).toBeGreaterThan(0);
+    expect(await remaining()).toBe(first - 1);
+  });
+
   it("the JSON admin API beside it still needs its bearer token", async () => {
     const res = await exports.default.fetch(`${ORIGIN}/admin/users/${freshUser()}/sessions`, {
       headers: { "CF-Connecting-IP": freshAddress() },

@@ -23,10 +23,8 @@ export function registerAdminRoutes<
 >(app: Application<E>): void {
   const tokens = adminTokens(app.env);
   const limiter = routeLimiterFor(app, "admin");
-  if (limiter) {
-    app.hono.use("/admin", limiter);
-    app.hono.use("/admin/*", limiter);
-  }
+  // "/admin/*" matches "/admin" too (the console's home): one count per request.
+  if (limiter) app.hono.use("/admin/*", limiter);
   // The console (pages for people) beside the JSON API; it decides its own access.
   if (app.env.USER_SESSIONS) registerAdminConsole(app);
   if (tokens.length === 0) return;
