@@ -8,6 +8,7 @@
  * that later needs a fresh one (it became the socket's holder after another tab closed) POSTs to
  * `ticketPath`, which this middleware answers for its own origin's script only.
  */
+import { acceptsHtml } from "../core/auth-context";
 import { jsonError } from "../core/errors";
 import { allowContentSources } from "../core/security-headers";
 import { HtmlTransformer } from "../html/transformer";
@@ -69,7 +70,7 @@ export class LiveChannel {
 
   /** Runs the handler; a page it answers gets the live script, with a ticket minted meanwhile. */
   async around(request: Request, run: () => Promise<Response>): Promise<Response> {
-    const navigation = request.method === "GET" && (request.headers.get("Accept") ?? "").includes("text/html");
+    const navigation = request.method === "GET" && acceptsHtml(request);
     if (!navigation) return run();
     const minting = this.#mint(request).catch((err: unknown) => {
       // The page still works without the channel; the next navigation tries again.

@@ -16,6 +16,9 @@ export function isOrganizationId(value: unknown): value is string {
   return typeof value === "string" && USER_ID.test(value);
 }
 
+/** An organization id a sign-in may name (`/auth/login?organization_id=…`): 1-64 characters of that alphabet. */
+export const LOGIN_ORGANIZATION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
 /** Receipt ids: `rcpt.u.<userId>.<n>` (a user's object) or `rcpt.o.<organizationId>.<n>`. */
 export function isReceiptId(value: unknown): value is string {
   return typeof value === "string" && /^rcpt\.[uo]\.[A-Za-z0-9_-]{1,128}\.\d{1,15}$/.test(value);

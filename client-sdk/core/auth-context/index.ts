@@ -42,6 +42,11 @@ export function currentOrganizationSlug(request: Request): string | null {
   return getRequestValue(request, CurrentOrganizationSlug) ?? null;
 }
 
+/** True when the client takes HTML (a browser's navigation sends `Accept: text/html…`; `curl` and scripts do not). */
+export function acceptsHtml(request: Request): boolean {
+  return (request.headers.get("Accept") ?? "").includes("text/html");
+}
+
 /** True when the client asked for JSON and not HTML (`fetch` from scripts, API clients). */
 export function wantsJson(request: Request): boolean {
   const accept = request.headers.get("Accept") ?? "";

@@ -8,13 +8,14 @@
  */
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { acceptsHtml } from "../../../client-sdk/core/auth-context";
 import { errorResponse, jsonError, toErrorBody } from "../../../client-sdk/core/errors";
 import { errorPage } from "../routes/pages";
 
 export function authOnError(err: Error, c: Context): Response {
   if (err instanceof HTTPException) return jsonError(err.status, "http_error", err.message || "Request failed");
   const request = c.req.raw;
-  if (!(request.headers.get("Accept") ?? "").includes("text/html")) return errorResponse(err);
+  if (!acceptsHtml(request)) return errorResponse(err);
   const { status, body } = toErrorBody(err);
   if (status >= 500) console.error("gatehouse: unhandled error", err);
   const message = status >= 500 ? "Something went wrong on our side. Please try again in a moment." : body.message;

@@ -6,6 +6,7 @@
  * handler and the `AuthService` RPC entrypoint.
  */
 import { Application } from "../../../client-sdk/core/application";
+import { acceptsHtml } from "../../../client-sdk/core/auth-context";
 import { jsonError } from "../../../client-sdk/core/errors";
 import { SecurityHeadersMiddleware } from "../../../client-sdk/core/security-headers";
 import { registerAccountRoutes } from "../account";
@@ -71,7 +72,7 @@ export function authApplication(rawEnv: AuthWorkerEnv): Application<AuthWorkerEn
     // An unknown path: a page with a way home for browsers, `not_found` JSON for API clients.
     // A browser's navigation gets a page with a way home; every other client the JSON it always got.
     built.hono.notFound((c) =>
-      (c.req.header("Accept") ?? "").includes("text/html")
+      acceptsHtml(c.req.raw)
         ? errorPage(c.req.raw, 404, "not_found", "There is no page at this address.")
         : jsonError(404, "not_found", "There is no page at this address."),
     );

@@ -195,6 +195,7 @@ export function consoleOrganizations(list: string | undefined): string[] | null 
     .split(",")
     .map((id) => id.trim())
     .filter((id) => id !== "");
+  // ids.ts's organization-id pattern, repeated: this module imports nothing (Node runs it from source).
   return ids.every((id) => /^[A-Za-z0-9_-]{1,128}$/.test(id)) ? ids : null;
 }
 

@@ -6,6 +6,7 @@
  * sign-in's `return_to` re-checked by `safeReturnTo`; never a URL taken from the query as it came.
  */
 import { escapeHtml } from "../../../client-sdk/html";
+import { LOGIN_ORGANIZATION_ID } from "../ids";
 import type { OrganizationMembership } from "../types";
 import type { LoginFlow } from "./login-flow";
 import { safeReturnTo } from "./return-to";
@@ -23,7 +24,6 @@ const LOGOUT_PATH = "/auth/logout";
 const HOME: ErrorLink = { label: "Home", href: "/" };
 /** Refusals of the person in this organization: another organization may let them in. */
 const ORGANIZATION_REFUSALS = new Set(["forbidden", "organization_not_allowed"]);
-const ORG_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * The request's own URL as a same-origin path, for "Try again": only for GET and HEAD (a link
@@ -71,7 +71,9 @@ export function organizationLinks(
   memberships: readonly OrganizationMembership[],
   options: { exceptId?: string | null; returnTo?: string } = {},
 ): ErrorLink[] {
-  const others = memberships.filter((m) => m.organizationId !== options.exceptId && ORG_ID.test(m.organizationId));
+  const others = memberships.filter(
+    (m) => m.organizationId !== options.exceptId && LOGIN_ORGANIZATION_ID.test(m.organizationId),
+  );
   return [
     ...others.map((m) => ({
       label: `Sign in to ${m.organizationSlug}`,
@@ -102,7 +104,9 @@ export function signInAgainLinks(flow: LoginFlow | null, returnOrigins: readonly
   const returnTo = safeReturnTo(flow.returnTo, "/", returnOrigins);
   const again = loginHref({
     returnTo,
-    ...(flow.organizationId && ORG_ID.test(flow.organizationId) ? { organizationId: flow.organizationId } : {}),
+    ...(flow.organizationId && LOGIN_ORGANIZATION_ID.test(flow.organizationId)
+      ? { organizationId: flow.organizationId }
+      : {}),
     ...(flow.maxAge !== undefined && Number.isSafeInteger(flow.maxAge) ? { maxAge: flow.maxAge } : {}),
   });
   const back = returnTo.startsWith("/") ? "/" : `${new URL(returnTo).origin}/`;

@@ -8,6 +8,7 @@
 import { HmacSigner } from "../crypto";
 import { AuthError } from "../errors";
 import type { IdentityClient } from "../identity/identity-client";
+import { LOGIN_ORGANIZATION_ID } from "../ids";
 import type { SessionManager } from "../session/session-manager";
 import type { IdentityUser } from "../types";
 import { organizationLinks, signInAgainLinks } from "./error-links";
@@ -34,7 +35,6 @@ function isSecure(redirectUrl: string): boolean {
   return !redirectUrl.startsWith("http:");
 }
 
-const ORG_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** The largest `max_age` a step-up may ask for (a day). */
 const MAX_STEP_UP_AGE = 86_400;
 /** Clock difference allowed between the provider's `auth_time` and ours. */
@@ -60,7 +60,7 @@ export function createLoginHandler(
   return async (request) => {
     const url = new URL(request.url);
     const organizationId = url.searchParams.get("organization_id") ?? undefined;
-    if (organizationId !== undefined && !ORG_ID.test(organizationId)) {
+    if (organizationId !== undefined && !LOGIN_ORGANIZATION_ID.test(organizationId)) {
       return errorPage(request, 400, "invalid_request", "organization_id is not a valid organization id.");
     }
     const returnTo = safeReturnTo(url.searchParams.get("return_to") ?? "/", "/", options.returnOrigins);
