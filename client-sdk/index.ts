@@ -140,6 +140,8 @@ export {
   fakeRateLimiter,
   type KeyExtractor,
   KVRateLimiter,
+  type RateCheckBatchCall,
+  type RateCheckBatchResult,
   type RateCheckCall,
   type RateCheckRequest,
   type RateCheckResponse,

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
+import type { SourceMap } from "./composition";
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -27,6 +28,18 @@ export interface BundleSize {
   modules: string[];
 }
 
+/** A measured bundle with its JavaScript and source map, for `compositionOf` (bench/bundle/composition.ts). */
+export interface Bundle extends BundleSize {
+  code: string;
+  /** The source map wrangler writes beside the bundle (by default from wrangler 4.150), if any. */
+  map: SourceMap | null;
+}
+
+export interface BundleOptions {
+  /** Overrides the config's `minify` (`--minify` / `--no-minify`); unset: as the config says. */
+  minify?: boolean;
+}
+
 /**
  * Bundles `target` with wrangler and measures it.
  *
@@ -37,7 +50,13 @@ export interface BundleSize {
  * const installed = await gzipBundleKb({ dir: "/tmp/…/auth-worker" }); // a project with the tarball installed
  * ```
  */
-export async function gzipBundleKb(target: BundleTarget): Promise<BundleSize> {
+export async function gzipBundleKb(target: BundleTarget, options: BundleOptions = {}): Promise<BundleSize> {
+  const { code: _code, map: _map, ...size } = await bundleOf(target, options);
+  return size;
+}
+
+/** `gzipBundleKb`, with the bundled JavaScript itself and its source map. */
+export async function bundleOf(target: BundleTarget, options: BundleOptions = {}): Promise<Bundle> {
   const dir = await mkdtemp(join(tmpdir(), "gatehouse-bundle-"));
   try {
     let config: string | undefined;
@@ -56,16 +75,28 @@ export async function gzipBundleKb(target: BundleTarget): Promise<BundleSize> {
     }
     const outdir = join(dir, "out");
     const args = [WRANGLER, "deploy", "--dry-run", "--outdir", outdir, ...(config ? ["--config", config] : [])];
+    if (options.minify !== undefined) args.push(options.minify ? "--minify" : "--no-minify");
     await run(process.execPath, args, {
       cwd,
       env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1" },
       maxBuffer: 16 * 1024 * 1024,
     });
-    const files = (await readdir(outdir)).filter((f) => /\.(m?js|cjs)$/.test(f));
+    const output = await readdir(outdir);
+    const files = output.filter((f) => /\.(m?js|cjs)$/.test(f));
     if (files.length === 0) throw new Error(`wrangler produced no JavaScript in ${outdir}`);
     const code = Buffer.concat(await Promise.all(files.map((f) => readFile(join(outdir, f)))));
-    const modules = [...code.toString("utf8").matchAll(/^\/\/ (\S+\.[cm]?[jt]sx?)$/gm)].map((m) => m[1]!);
-    return { gzipKb: Math.round(gzipSync(code).byteLength / 10) / 100, bytes: code.byteLength, modules };
+    const text = code.toString("utf8");
+    const modules = [...text.matchAll(/^\/\/ (\S+\.[cm]?[jt]sx?)$/gm)].map((m) => m[1]!);
+    // One worker, one module: its map is `<module>.map` (a bundle of several files keeps none).
+    const mapFile = files.length === 1 && output.includes(`${files[0]}.map`) ? `${files[0]}.map` : null;
+    const map = mapFile ? (JSON.parse(await readFile(join(outdir, mapFile), "utf8")) as SourceMap) : null;
+    return {
+      gzipKb: Math.round(gzipSync(code).byteLength / 10) / 100,
+      bytes: code.byteLength,
+      modules,
+      code: text,
+      map,
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -4,7 +4,7 @@
  * Durable Object class, read from node_modules/@hono-rate-limiter/cloudflare.
  */
 import { DurableObjectRateLimiter } from "@hono-rate-limiter/cloudflare";
-import type { RateCheckCall, RateCheckResult } from "gatehouse-workers";
+import type { RateCheckBatchCall, RateCheckBatchResult, RateCheckCall, RateCheckResult } from "gatehouse-workers";
 import { RateLimiterDO } from "gatehouse-workers/durable-objects";
 
 export { DurableObjectRateLimiter, RateLimiterDO };
@@ -15,6 +15,10 @@ export class CountingRateLimiterDO extends RateLimiterDO {
   override check(call: RateCheckCall): RateCheckResult {
     this.served++;
     return super.check(call);
+  }
+  override checkBatch(call: RateCheckBatchCall): RateCheckBatchResult {
+    this.served++;
+    return super.checkBatch(call);
   }
 }
 

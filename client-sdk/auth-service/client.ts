@@ -7,7 +7,9 @@
  * it never imports the auth worker's runtime code (types only).
  */
 
+import { Coalescer } from "../core/coalesce";
 import { withDeadline } from "../core/deadline";
+import { perBindingScope } from "../core/isolate-scope";
 import type { RateLimitDecision } from "../rate-limit";
 import { AuthServiceError, toAuthServiceError } from "./errors";
 import {
@@ -17,6 +19,7 @@ import {
   isLiveTicket,
   isPolicyAnswer,
   isRateDecision,
+  isRateDecisionList,
   isReceipt,
   isRevocation,
   isSession,
@@ -67,7 +70,8 @@ type RemoteMethod =
   | "setOrganizationPolicy"
   | "liveTicket"
   | "accessToken"
-  | "checkRateLimit";
+  | "checkRateLimit"
+  | "checkRateLimitBatch";
 type Remote = Pick<AuthService, RemoteMethod>;
 
 /**
@@ -199,6 +203,8 @@ export class AuthServiceClient implements ServiceSessionResolver {
    * One fixed-window check on the auth worker's shared `RateLimiterDO`
    * (`limit` requests per `windowSeconds` for `key`), for workers without a
    * limiter binding of their own. Wrap it in a `RateLimiter` subclass for headers and 429s.
+   * Concurrent checks of one key from this isolate travel as one call (`checkRateLimitBatch`),
+   * decided in arrival order, so they cost one round trip and stay exact.
    */
   async checkRateLimit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
     if (typeof key !== "string" || key.length === 0 || key.length > 512) {
@@ -207,7 +213,17 @@ export class AuthServiceClient implements ServiceSessionResolver {
         message: "key must be a string of 1-512 characters",
       });
     }
-    return this.#checked("checkRateLimit", [key, limit, windowSeconds], isRateDecision);
+    const lane = JSON.stringify([key, limit, windowSeconds]);
+    return this.#rateChecks().run(lane, async (count) =>
+      count === 1
+        ? [await this.#checked("checkRateLimit", [key, limit, windowSeconds], isRateDecision)]
+        : this.#checked("checkRateLimitBatch", [key, limit, windowSeconds, count], isRateDecisionList(count)),
+    );
+  }
+
+  /** The isolate's coalescer of rate checks over this binding (one per binding object and timeout). */
+  #rateChecks(): Coalescer<RateLimitDecision> {
+    return rateCheckCoalescer(this.#binding, String(this.#timeoutMs));
   }
 
   /** One call whose answer must have `shape`; any other answer is `auth_service_bad_response`. */
@@ -241,6 +257,11 @@ export class AuthServiceClient implements ServiceSessionResolver {
     }
   }
 }
+
+/** A call in flight longer than the client's timeout has a sender whose request went away. */
+const rateCheckCoalescer = /* @__PURE__ */ perBindingScope(
+  (scope) => new Coalescer<RateLimitDecision>({ staleMs: Number(scope) }), // at most 1,000 per call, as the entrypoint takes,
+);
 
 function cookieHeaderOf(source: CookieSource, method: string): string | null {
   if (source instanceof Request) return source.headers.get("Cookie");

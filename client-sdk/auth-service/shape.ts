@@ -69,6 +69,12 @@ export function isRateDecision(value: unknown): value is RateLimitDecision {
   return typeof v.allowed === "boolean" && typeof v.remaining === "number" && typeof v.resetAt === "number";
 }
 
+/** `count` rate-limit decisions, one per check of a batch. */
+export function isRateDecisionList(count: number): (value: unknown) => value is RateLimitDecision[] {
+  return (value): value is RateLimitDecision[] =>
+    Array.isArray(value) && value.length === count && value.every(isRateDecision);
+}
+
 export function isTimelinePage(value: unknown): value is TimelinePage {
   return (
     isRecord(value) &&

@@ -61,6 +61,11 @@ export interface AuthServiceApi {
   accessToken(cookieHeader: string): Promise<AccessTokenResult>;
   /** One fixed-window check on the auth worker's limiter (keys namespaced `rl:svc:`). */
   checkRateLimit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision>;
+  /**
+   * `count` checks of one key at once (1 to 1000), decided in order: what `AuthServiceClient`
+   * sends when a worker's checks of one key were concurrent. One decision per check, in order.
+   */
+  checkRateLimitBatch(key: string, limit: number, windowSeconds: number, count: number): Promise<RateLimitDecision[]>;
 }
 
 /**

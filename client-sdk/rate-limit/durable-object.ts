@@ -3,19 +3,42 @@
  * `DORateLimiter`: the exact fixed-window limiter. Each key is counted by
  * its own `RateLimiterDO` instance, reached through `StatefulObjectClient.get`
  * (never one global object); the object decides atomically, so concurrent
- * requests for a key admit exactly `limit`. It must never count a key itself,
- * and never share a promise or a stub between requests.
+ * requests for a key admit exactly `limit`. Concurrent checks of one key in an
+ * isolate are coalesced (`Coalescer`): one call asks the object for N decisions,
+ * which it takes in arrival order, so exactness is unchanged and a hot key costs
+ * one round trip per batch instead of one per check. It must never count a key
+ * itself, and never share a stub between requests: each batch is sent by one of
+ * its own checks, from that check's request.
  */
 import type { StatefulObjectClient } from "../bindings/durable-object";
+import { Coalescer } from "../core/coalesce";
 import type { RateLimiterOptions } from "./config";
 import { RateLimiter } from "./limiter";
-import { type BlockedKeys, blockedKeysFor } from "./memory";
-import type { RateCheckCall, RateCheckResult } from "./protocol";
+import { type BlockedKeys, blockedKeysFor, perBindingScope } from "./memory";
+import {
+  expandBatch,
+  isBatchResult,
+  MAX_BATCH_COUNT,
+  type RateCheckBatchCall,
+  type RateCheckBatchResult,
+  type RateCheckCall,
+  type RateCheckResult,
+} from "./protocol";
+import { fixedWindow } from "./window";
 
 /** The RPC surface of `RateLimiterDO` this limiter uses. */
 export interface RateCheckStub {
   check(call: RateCheckCall): Promise<RateCheckResult>;
+  checkBatch(call: RateCheckBatchCall): Promise<RateCheckBatchResult>;
 }
+
+/**
+ * One coalescer per binding object, policy and timeout, like the blocked-key memory: per isolate.
+ * A call in flight longer than the timeout has a sender whose request went away.
+ */
+const coalescerFor = /* @__PURE__ */ perBindingScope(
+  (scope) => new Coalescer<RateCheckResult>({ maxBatch: MAX_BATCH_COUNT, staleMs: Number(scope.split("|").at(-1)) }),
+);
 
 /**
  * @example
@@ -30,11 +53,13 @@ export class DORateLimiter extends RateLimiter {
   protected readonly storeName = "durable-object";
   readonly #client: StatefulObjectClient<Rpc.DurableObjectBranded | undefined>;
   readonly #scope: string;
+  readonly #batchScope: string;
 
   constructor(doClient: StatefulObjectClient<Rpc.DurableObjectBranded | undefined>, config: RateLimiterOptions) {
     super(config);
     this.#client = doClient;
     this.#scope = `${this.options.prefix}|${this.limit}|${this.window}`;
+    this.#batchScope = `${this.#scope}|${this.options.timeoutMs}`;
   }
 
   /** The Durable Object name a key is counted under: `prefix + key`. */
@@ -47,12 +72,28 @@ export class DORateLimiter extends RateLimiter {
   }
 
   protected async consult(key: string, now: number): Promise<RateCheckResult> {
-    // A stub per check, made in the request that checks: Workers forbid I/O on behalf of another request.
-    const stub = this.#client.get(this.objectName(key)) as unknown as RateCheckStub;
     const call: RateCheckCall = { key, limit: this.limit, window: this.window };
     // Without an injected clock the object's own clock decides: one clock per key, so no skew.
-    if (this.options.clockInjected) call.now = now;
-    const { allowed, remaining, retryAfter, resetAt } = await stub.check(call);
-    return retryAfter === undefined ? { allowed, remaining, resetAt } : { allowed, remaining, retryAfter, resetAt };
+    // With one, checks of different windows never share a batch.
+    let lane = key;
+    if (this.options.clockInjected) {
+      call.now = now;
+      lane = `${key}|${fixedWindow(now, this.window).index}`;
+    }
+    // Each check keeps its own deadline (the base class); a batch needs none of its own.
+    return coalescerFor(this.#client.raw, this.#batchScope).run(lane, (count) => this.#send(call, count));
+  }
+
+  /** One call for `count` checks, made by the check that leads the batch, from its own request. */
+  async #send(call: RateCheckCall, count: number): Promise<RateCheckResult[]> {
+    // A stub per call, made in the request that sends it: Workers forbid I/O on behalf of another request.
+    const stub = this.#client.get(this.objectName(call.key)) as unknown as RateCheckStub;
+    if (count === 1) {
+      const { allowed, remaining, retryAfter, resetAt } = await stub.check(call);
+      return [retryAfter === undefined ? { allowed, remaining, resetAt } : { allowed, remaining, retryAfter, resetAt }];
+    }
+    const answer: unknown = await stub.checkBatch({ ...call, count });
+    if (!isBatchResult(answer, count)) throw new TypeError("RateLimiterDO answered a batch with an unexpected shape");
+    return expandBatch(answer, count);
   }
 }

@@ -38,15 +38,21 @@ export { KV_SYNC_INTERVAL_MS, KVRateLimiter } from "./kv";
 export { type RateLimitDecision, RateLimiter, type RateLimitSource } from "./limiter";
 export { BlockedKeys, blockedKeysFor, MAX_BLOCKED_KEYS } from "./memory";
 export {
+  expandBatch,
+  isBatchResult,
+  MAX_BATCH_COUNT,
   MAX_CHECK_BODY_BYTES,
   MAX_KEY_LENGTH,
   MAX_LIMIT,
   MAX_WINDOW_SECONDS,
+  type RateCheckBatchCall,
+  type RateCheckBatchResult,
   type RateCheckCall,
   type RateCheckInvalidReason,
   type RateCheckRequest,
   type RateCheckResponse,
   type RateCheckResult,
   validateRateCheck,
+  validateRateCheckBatch,
 } from "./protocol";
 export { type FixedWindow, fixedWindow, retryAfterSeconds } from "./window";

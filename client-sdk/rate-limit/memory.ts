@@ -5,6 +5,9 @@
  * trip. It only ever denies, so it can never admit more than the store would.
  * Bounded in size; it must never keep a key past the window end the store gave.
  */
+import { perBindingScope } from "../core/isolate-scope";
+
+export { perBindingScope };
 
 /** Most keys remembered per store scope; beyond it the oldest entries go first. */
 export const MAX_BLOCKED_KEYS = 10_000;
@@ -53,29 +56,9 @@ export class BlockedKeys {
 }
 
 /**
- * Isolate memory keyed by a binding object and a scope (a policy): `create` builds the value the
- * first time a pair is asked for. workerd keeps one `env` (and its binding objects) per isolate,
- * which makes this per isolate; a binding object that is gone takes its values with it.
- */
-export function perBindingScope<T>(create: () => T): (binding: object, scope: string) => T {
-  const bindings = new WeakMap<object, Map<string, T>>();
-  return (binding, scope) => {
-    let byScope = bindings.get(binding);
-    if (!byScope) {
-      byScope = new Map();
-      bindings.set(binding, byScope);
-    }
-    let value = byScope.get(scope);
-    if (value === undefined) {
-      value = create();
-      byScope.set(scope, value);
-    }
-    return value;
-  };
-}
-
-/**
  * The memory shared by every limiter over the same binding object and the
  * same policy, so a limiter built per request still benefits.
  */
-export const blockedKeysFor: (binding: object, scope: string) => BlockedKeys = perBindingScope(() => new BlockedKeys());
+export const blockedKeysFor: (binding: object, scope: string) => BlockedKeys = /* @__PURE__ */ perBindingScope(
+  () => new BlockedKeys(),
+);

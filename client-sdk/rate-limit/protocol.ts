@@ -4,6 +4,7 @@
  * request and result shapes, bounds, and the pure validator of a `/check`
  * body. The validator returns a tagged result and must never throw.
  */
+import { DEFAULT_MAX_BATCH } from "../core/coalesce";
 
 /** Spec: the rate-check request sent to `RateLimiterDO`. */
 export interface RateCheckRequest {
@@ -33,6 +34,55 @@ export interface RateCheckResult extends RateCheckResponse {
   resetAt: number;
 }
 
+/**
+ * The RPC form of `count` checks of one key at once (concurrent checks of an
+ * isolate, coalesced): the object decides them one after another, in order.
+ */
+export interface RateCheckBatchCall extends RateCheckCall {
+  /** How many checks, 1 to `MAX_BATCH_COUNT`. */
+  count: number;
+}
+
+/**
+ * The answer to a batch: the first `admitted` checks of the batch were
+ * admitted (the i-th of them with `remaining + admitted - 1 - i` left), the
+ * rest refused with `retryAfter`; all share `resetAt`.
+ */
+export interface RateCheckBatchResult {
+  admitted: number;
+  /** Left in the window after the whole batch. */
+  remaining: number;
+  resetAt: number;
+  /** Present when some checks of the batch were refused. */
+  retryAfter?: number;
+}
+
+/** Most checks one batch call asks for (the coalescer's default batch). */
+export const MAX_BATCH_COUNT = DEFAULT_MAX_BATCH;
+
+/** The `count` results a batch answer stands for, in the order the checks were sent. */
+export function expandBatch(result: RateCheckBatchResult, count: number): RateCheckResult[] {
+  const { admitted, remaining, resetAt, retryAfter } = result;
+  return Array.from({ length: count }, (_, i): RateCheckResult => {
+    if (i < admitted) return { allowed: true, remaining: remaining + admitted - 1 - i, resetAt };
+    return { allowed: false, remaining: 0, retryAfter: retryAfter ?? 1, resetAt };
+  });
+}
+
+/** True when `value` has the shape of a batch answer for `count` checks. */
+export function isBatchResult(value: unknown, count: number): value is RateCheckBatchResult {
+  if (typeof value !== "object" || value === null) return false;
+  const { admitted, remaining, resetAt, retryAfter } = value as Record<string, unknown>;
+  return (
+    isIntegerIn(admitted, 0, count) &&
+    isIntegerIn(remaining, 0, MAX_LIMIT) &&
+    isIntegerIn(resetAt, 0, Number.MAX_SAFE_INTEGER) &&
+    (admitted === count
+      ? retryAfter === undefined || isIntegerIn(retryAfter, 1, MAX_WINDOW_SECONDS)
+      : isIntegerIn(retryAfter, 1, MAX_WINDOW_SECONDS))
+  );
+}
+
 /** Longest accepted key, in UTF-16 code units. Limiters hash longer keys first. */
 export const MAX_KEY_LENGTH = 512;
 /** Largest accepted `limit`. */
@@ -47,7 +97,8 @@ export type RateCheckInvalidReason =
   | "invalid_key"
   | "invalid_limit"
   | "invalid_window"
-  | "invalid_now";
+  | "invalid_now"
+  | "invalid_count";
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; reason: RateCheckInvalidReason; message: string };
 
@@ -81,4 +132,15 @@ export function validateRateCheck(input: unknown, { allowNow = false } = {}): Va
   const value: RateCheckCall = { key, limit, window };
   if (allowNow && now !== undefined) value.now = now as number;
   return { ok: true, value };
+}
+
+/** Validates an RPC batch argument: a check plus `count`. */
+export function validateRateCheckBatch(input: unknown): Validated<RateCheckBatchCall> {
+  const check = validateRateCheck(input, { allowNow: true });
+  if (!check.ok) return check;
+  const { count } = input as Record<string, unknown>;
+  if (!isIntegerIn(count, 1, MAX_BATCH_COUNT)) {
+    return { ok: false, reason: "invalid_count", message: `count must be an integer from 1 to ${MAX_BATCH_COUNT}` };
+  }
+  return { ok: true, value: { ...check.value, count } };
 }

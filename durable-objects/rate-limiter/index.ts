@@ -12,10 +12,13 @@ import { DurableObject } from "cloudflare:workers";
 import { errorResponse, jsonError } from "../../client-sdk/core/errors";
 import {
   MAX_CHECK_BODY_BYTES,
+  type RateCheckBatchCall,
+  type RateCheckBatchResult,
   type RateCheckCall,
   type RateCheckResponse,
   type RateCheckResult,
   validateRateCheck,
+  validateRateCheckBatch,
 } from "../../client-sdk/rate-limit/protocol";
 import { fixedWindow, retryAfterSeconds } from "../../client-sdk/rate-limit/window";
 import { objectNow } from "../clock";
@@ -60,7 +63,21 @@ export class RateLimiterDO<Env = unknown> extends DurableObject<Env> {
     const valid = validateRateCheck(call, { allowNow: true });
     if (!valid.ok) throw new RangeError(`${valid.reason}: ${valid.message}`);
     const { key, limit, window, now = objectNow() } = valid.value;
-    return this.#count(key, limit, window, now);
+    const { admitted, remaining, resetAt, retryAfter } = this.#count(key, limit, window, now, 1);
+    return admitted === 1 ? { allowed: true, remaining, resetAt } : { allowed: false, remaining, retryAfter, resetAt };
+  }
+
+  /**
+   * Counts `count` requests for `key` at once, one after another: the first
+   * ones are admitted while the window has room, the rest refused. One storage
+   * write for the whole batch. This is what `DORateLimiter` sends when checks
+   * of one key were concurrent in an isolate. Throws a `RangeError` on invalid input.
+   */
+  checkBatch(call: RateCheckBatchCall): RateCheckBatchResult {
+    const valid = validateRateCheckBatch(call);
+    if (!valid.ok) throw new RangeError(`${valid.reason}: ${valid.message}`);
+    const { key, limit, window, now = objectNow(), count } = valid.value;
+    return this.#count(key, limit, window, now, count);
   }
 
   /** POST /check with `{ key, limit, window }` → `{ allowed, remaining, retryAfter? }`. */
@@ -112,7 +129,7 @@ export class RateLimiterDO<Env = unknown> extends DurableObject<Env> {
     }
   }
 
-  #count(key: string, limit: number, window: number, now: number): RateCheckResult {
+  #count(key: string, limit: number, window: number, now: number, count: number): RateCheckBatchResult {
     const windowMs = window * 1000;
     // JSON keeps keys with any characters apart from the numbers.
     const id = JSON.stringify([key, windowMs, limit]);
@@ -121,15 +138,17 @@ export class RateLimiterDO<Env = unknown> extends DurableObject<Env> {
     // A caller whose clock lags keeps counting in the newest window the object has seen.
     if (!state || state.start < current.start) state = { start: current.start, count: 0, windowMs };
     const resetAt = state.start + windowMs;
-    if (state.count >= limit) {
-      // A denial writes nothing, so it also waits for no storage commit.
-      return { allowed: false, remaining: 0, retryAfter: Math.min(window, retryAfterSeconds(resetAt, now)), resetAt };
+    const admitted = Math.min(count, Math.max(0, limit - state.count));
+    if (admitted > 0) {
+      state.count += admitted;
+      this.#sql().exec(UPSERT_WINDOW, key, windowMs, limit, state.start, state.count);
+      this.#windows.set(id, state);
+      if (state.count === admitted) this.#scheduleAlarm(resetAt);
     }
-    state.count++;
-    this.#sql().exec(UPSERT_WINDOW, key, windowMs, limit, state.start, state.count);
-    this.#windows.set(id, state);
-    if (state.count === 1) this.#scheduleAlarm(resetAt);
-    return { allowed: true, remaining: limit - state.count, resetAt };
+    const remaining = limit - state.count;
+    // A refusal writes nothing, so a batch of refusals also waits for no storage commit.
+    if (admitted === count) return { admitted, remaining, resetAt };
+    return { admitted, remaining, retryAfter: Math.min(window, retryAfterSeconds(resetAt, now)), resetAt };
   }
 
   #load(key: string, windowMs: number, limit: number): WindowState | undefined {

@@ -44,7 +44,14 @@ import { type Destinations, deliverDue, enqueueDeliveries, listDeliveries, nextD
 import { applyProviderEvent, purgeProviderEventState } from "./provider-events";
 import { type AccessTokenAnswer, ProviderTokens, type TokenRefresher } from "./provider-tokens";
 import { listReceipts, pruneReceipts, readReceipt, storeReceipt } from "./receipts";
-import { commitRevocation, drainKvDeletes, pendingKvDeletes, sessionIds, toInfo } from "./revocation";
+import {
+  commitRevocation,
+  DEFAULT_REVOCATION_BATCH,
+  drainKvDeletes,
+  pendingKvDeletes,
+  sessionIds,
+  toInfo,
+} from "./revocation";
 import { RewriteQueue, rewriteLimit } from "./rewrites";
 import {
   migrate,
@@ -87,7 +94,6 @@ export { TICKET_TTL_MS } from "./tickets";
 /** A refused use of a revoked session, or a lockout, is recorded at most once per session in this window. */
 export const ATTEMPT_THROTTLE_MS = 10 * 60 * 1000;
 
-const DEFAULT_BATCH = 500;
 const DEFAULT_REWRITE_BATCH = 400;
 
 type ServerEnv = Cloudflare.Env & UserSessionsEnv & Record<string, unknown>;
@@ -127,8 +133,8 @@ export class UserSessions extends Server<ServerEnv> {
     this.#kv = sessionsNamespace(env, settings.sessionsBinding);
     this.#retentionMs = settings.retentionMs;
     this.#destinations = destinationsOf(env, settings.securityEventsQueue);
-    const batch = Number(env.GATEHOUSE_REVOCATION_BATCH ?? DEFAULT_BATCH);
-    this.#batch = Number.isInteger(batch) && batch > 0 && batch <= 900 ? batch : DEFAULT_BATCH;
+    const batch = Number(env.GATEHOUSE_REVOCATION_BATCH ?? DEFAULT_REVOCATION_BATCH);
+    this.#batch = Number.isInteger(batch) && batch > 0 && batch <= 900 ? batch : DEFAULT_REVOCATION_BATCH;
     const rewriteBatch = Number(env.GATEHOUSE_REWRITE_BATCH ?? DEFAULT_REWRITE_BATCH);
     this.#rewriteBatch =
       Number.isInteger(rewriteBatch) && rewriteBatch > 0 && rewriteBatch <= 900 ? rewriteBatch : DEFAULT_REWRITE_BATCH;
@@ -637,7 +643,11 @@ export class UserSessions extends Server<ServerEnv> {
     const now = objectNow();
     const sql = this.ctx.storage.sql;
     const deletes = pendingKvDeletes(sql);
-    await this.#drainKvDeletes();
+    if ((await this.#drainKvDeletes()) > 0) {
+      // A revocation is still draining: continue at once, without an idle gap; the rest waits for the last batch.
+      this.#scheduleAlarm();
+      return;
+    }
     // One invocation's KV budget is shared: the rewrites get what the deletes left.
     await this.#rewrites.drain(rewriteLimit(Math.min(deletes, this.#batch), this.#rewriteBatch));
     sql.exec("DELETE FROM sessions WHERE expires_at <= ?", now);

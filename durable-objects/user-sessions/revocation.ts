@@ -3,14 +3,17 @@
  * The session mirror's storage side of a revocation: one synchronous
  * transaction moves the sessions to tombstones and queues their KV records'
  * replacement by a revoked mark (from that instant strict mode refuses them),
- * then the writes drain in batches, 25 at a time. Pure storage work over SQLite and KV; telling the
+ * then the writes drain in batches, `KV_PARALLELISM` in flight at a time. Pure storage work over SQLite and KV; telling the
  * tabs and scheduling the alarm stay with the object.
  */
+import { inPool } from "../../client-sdk/core/pool";
 import { REVOKED_MARK_TTL_SECONDS, revokedMark, SESSION_PREFIX } from "../../client-sdk/protocol/session-record";
 import type { RevocationReason, SessionInfo } from "./schema";
 
-// Measured on local KV: 25 concurrent deletes is the fastest (bench/sessions, see ARCHITECTURE.md).
-const KV_PARALLELISM = 25;
+/** KV writes in flight at once while draining (bench/sessions measures the drain against this floor). */
+export const KV_PARALLELISM = 25;
+/** Marks written per invocation by default: within KV's 1,000 operations, with room for the rewrites. */
+export const DEFAULT_REVOCATION_BATCH = 500;
 
 type Row = Record<string, SqlStorageValue>;
 
@@ -64,27 +67,24 @@ export async function drainKvDeletes(
     .exec<{ id: string }>("SELECT id FROM kv_deletes LIMIT ?", batch)
     .toArray()
     .map((r) => r.id);
-  let failed = false;
-  for (let i = 0; i < ids.length; i += KV_PARALLELISM) {
-    const chunk = ids.slice(i, i + KV_PARALLELISM);
-    const mark = revokedMark(userId, now);
-    const results = await Promise.allSettled(
-      chunk.map((id) =>
-        kv.put(`${SESSION_PREFIX}${id}`, mark, {
-          expirationTtl: REVOKED_MARK_TTL_SECONDS,
-          metadata: { userId, revoked: true },
-        }),
-      ),
-    );
-    results.forEach((r, j) => {
-      if (r.status === "fulfilled") sql.exec("DELETE FROM kv_deletes WHERE id = ?", chunk[j]!);
-      else {
-        failed = true;
-        console.error("gatehouse: KV write of a revoked mark failed; will retry", r.reason);
-      }
-    });
+  const results = await inPool(ids, KV_PARALLELISM, (id) => writeRevokedMark(kv, id, userId, now));
+  const written = ids.filter((_, i) => results[i]!.status === "fulfilled");
+  // One statement for the batch (one storage commit, not one per write); a crash before it only
+  // means the same marks are written again.
+  sql.exec("DELETE FROM kv_deletes WHERE id IN (SELECT value FROM json_each(?))", JSON.stringify(written));
+  const failures = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failures.length > 0) {
+    console.error(`gatehouse: ${failures.length} KV writes of revoked marks failed; will retry`, failures[0]!.reason);
   }
-  return { pending: pendingKvDeletes(sql), failed };
+  return { pending: pendingKvDeletes(sql), failed: failures.length > 0 };
+}
+
+/** One KV write: the session's record becomes its revoked mark (whose it was, for a day). */
+export function writeRevokedMark(kv: KVNamespace, sessionId: string, userId: string, now: number): Promise<void> {
+  return kv.put(`${SESSION_PREFIX}${sessionId}`, revokedMark(userId, now), {
+    expirationTtl: REVOKED_MARK_TTL_SECONDS,
+    metadata: { userId, revoked: true },
+  });
 }
 
 /** Ids of the mirrored sessions matching a fixed SQL condition (never built from input). */

@@ -7,6 +7,7 @@
  * by the object's alarm. It never resurrects a revoked session's record, and a
  * record it cannot rewrite after many tries is revoked (fail closed), never left stale.
  */
+import { inPool } from "../../client-sdk/core/pool";
 import { isSessionRecord, KVSessionStore, SESSION_PREFIX } from "../../client-sdk/protocol/session-record";
 import { objectNow } from "../clock";
 import { applyOverrides, type Membership, type MembershipOverride } from "./memberships";
@@ -19,7 +20,8 @@ export const CATCH_UP_MS = 90_000;
 export const KV_OPS_BUDGET = 950;
 /** Keys per bulk KV read (one operation). */
 const BULK_READ = 100;
-const PUT_PARALLELISM = 25;
+/** KV writes in flight at once while rewriting (bench/webhooks measures the rewrite against this floor). */
+export const PUT_PARALLELISM = 25;
 const RETRY_DELAY_MS = 5_000;
 /** After this many failed writes the session is revoked rather than left with a stale role. */
 export const MAX_REWRITE_ATTEMPTS = 8;
@@ -161,23 +163,27 @@ export class RewriteQueue {
         continue;
       }
       // A pool of PUT_PARALLELISM writes in flight, so one slow write never holds up a whole round.
-      let next = 0;
-      const lane = async () => {
-        while (next < chunk.length) {
-          const id = chunk[next++]!;
-          const outcome = await this.#rewrite(id, records.get(`${SESSION_PREFIX}${id}`) ?? null, giveUp);
-          if (outcome === "written") result.rewritten++;
-          if (outcome === "failed") result.failed = true;
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(PUT_PARALLELISM, chunk.length) }, lane));
+      const finished: Job[] = [];
+      await inPool(chunk, PUT_PARALLELISM, async (id) => {
+        const outcome = await this.#rewrite(id, records.get(`${SESSION_PREFIX}${id}`) ?? null, giveUp, finished);
+        if (outcome === "written") result.rewritten++;
+        if (outcome === "failed") result.failed = true;
+      });
+      // The written sessions' jobs go in one statement (one storage commit, not one per write); a
+      // crash before it only means the same records are written again. A newer job has a new rowid.
+      this.#deleteJobs(finished);
     }
     this.#pruneLastWrites();
     if (giveUp.length > 0) await this.#host.giveUp(giveUp);
     return result;
   }
 
-  async #rewrite(sessionId: string, value: unknown, giveUp: string[]): Promise<"written" | "unchanged" | "failed"> {
+  async #rewrite(
+    sessionId: string,
+    value: unknown,
+    giveUp: string[],
+    finished: Job[],
+  ): Promise<"written" | "unchanged" | "failed"> {
     const sql = this.#host.sql;
     const now = objectNow();
     // Read the jobs and the provider state now, after the KV read: a newer event replaces a job
@@ -219,7 +225,7 @@ export class RewriteQueue {
     }
     const at = objectNow();
     this.#lastWrite.set(sessionId, at);
-    this.#deleteJobs(jobs);
+    finished.push(...jobs);
     // Revoked while the write was in flight: the write may have landed after the delete.
     if (sql.exec("SELECT 1 FROM tombstones WHERE id = ?", sessionId).toArray().length > 0) {
       this.#host.redelete(sessionId);
@@ -244,7 +250,11 @@ export class RewriteQueue {
   }
 
   #deleteJobs(jobs: Job[]): void {
-    for (const job of jobs) this.#host.sql.exec("DELETE FROM kv_rewrites WHERE rowid = ?", job.rowid);
+    if (jobs.length === 0) return;
+    this.#host.sql.exec(
+      "DELETE FROM kv_rewrites WHERE rowid IN (SELECT value FROM json_each(?))",
+      JSON.stringify(jobs.map((j) => j.rowid)),
+    );
   }
 
   #failed(sessionId: string, giveUp: string[], jobs?: Job[]): void {

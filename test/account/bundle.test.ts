@@ -23,7 +23,7 @@ describe("the live script (scripts/build-live-script.mjs → account/client/live
 
   it("is one self-contained ES module that parses (node --check)", () => {
     expect(bundle.syntaxOk).toBe(true);
-    // partysocket and superjson are bundled in: no import of any module is left to resolve
+    // partysocket is bundled in: no import of any module is left to resolve
     // (esbuild writes a kept import as `import{…}from"x"`, `import"x"` or `import("x")`).
     expect(bundle.code).not.toMatch(/\bfrom"|\bimport"|\bimport\(/);
     expect(bundle.code).not.toContain("cloudflare:");

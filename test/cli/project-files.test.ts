@@ -23,6 +23,8 @@ interface WranglerConfig {
   dev: Record<string, unknown>;
   send_metrics: boolean;
   observability: { enabled: boolean };
+  minify: boolean;
+  upload_source_maps: boolean;
 }
 
 /** JSONC without its comments: whole `//` lines and trailing `//` outside strings. */
@@ -49,6 +51,8 @@ describe("the generated project", () => {
       compatibility_flags: ["nodejs_compat"],
       send_metrics: false,
       observability: { enabled: true },
+      minify: true,
+      upload_source_maps: true,
       dev: { ip: "127.0.0.1", port: 8787, local_protocol: "http" },
     });
     expect(config.kv_namespaces).toEqual([{ binding: "SESSIONS", id: "00000000000000000000000000000000" }]);

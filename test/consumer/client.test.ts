@@ -141,3 +141,57 @@ describe("AuthServiceClient against the auth worker's AuthService", () => {
     expect(() => new AuthServiceClient(env.AUTH, { timeoutMs: 0 })).toThrow(RangeError);
   });
 });
+
+describe("AuthServiceClient.checkRateLimit: concurrent checks of one key travel as one call", () => {
+  /** The real binding, with its rate-limit calls counted. */
+  function countingBinding() {
+    const calls = { single: 0, batches: [] as number[] };
+    const binding = {
+      checkRateLimit: (key: string, limit: number, window: number) => {
+        calls.single++;
+        return env.AUTH.checkRateLimit(key, limit, window);
+      },
+      checkRateLimitBatch: (key: string, limit: number, window: number, count: number) => {
+        calls.batches.push(count);
+        return env.AUTH.checkRateLimitBatch(key, limit, window, count);
+      },
+    } as unknown as AuthServiceBinding;
+    return { calls, binding };
+  }
+
+  it("decides 40 concurrent checks exactly with one call, in arrival order", async () => {
+    const { calls, binding } = countingBinding();
+    const auth = new AuthServiceClient(binding);
+    const key = `batch:${crypto.randomUUID()}`;
+    const results = await Promise.all(Array.from({ length: 40 }, () => auth.checkRateLimit(key, 10, 3_600)));
+    expect(calls).toEqual({ single: 0, batches: [40] });
+    expect(results.slice(0, 10).map((r) => [r.allowed, r.remaining])).toEqual(
+      Array.from({ length: 10 }, (_, i) => [true, 9 - i]),
+    );
+    expect(results.slice(10).every((r) => !r.allowed && r.retryAfter !== undefined)).toBe(true);
+    // A lone check is a plain call.
+    expect(await auth.checkRateLimit(key, 10, 3_600)).toMatchObject({ allowed: false });
+    expect(calls.single).toBe(1);
+  });
+
+  it("keeps keys and policies apart", async () => {
+    const { calls, binding } = countingBinding();
+    const auth = new AuthServiceClient(binding);
+    const key = `batch:${crypto.randomUUID()}`;
+    const [a, b, c] = await Promise.all([
+      Promise.all(Array.from({ length: 3 }, () => auth.checkRateLimit(key, 2, 3_600))),
+      Promise.all(Array.from({ length: 3 }, () => auth.checkRateLimit(key, 5, 3_600))),
+      Promise.all(Array.from({ length: 3 }, () => auth.checkRateLimit(`${key}:other`, 2, 3_600))),
+    ]);
+    expect(calls.batches).toEqual([3, 3, 3]);
+    expect([a, b, c].map((rs) => rs.filter((r) => r.allowed).length)).toEqual([2, 3, 2]);
+  });
+
+  it("the entrypoint refuses a batch count out of range", async () => {
+    const auth = new AuthServiceClient(env.AUTH);
+    for (const count of [0, 1_001, 2.5]) {
+      await expect(env.AUTH.checkRateLimitBatch("k", 5, 60, count)).rejects.toThrow(/count must be an integer/);
+    }
+    expect(await auth.checkRateLimit(`batch:${crypto.randomUUID()}`, 1, 60)).toMatchObject({ allowed: true });
+  });
+});

@@ -7,7 +7,7 @@
  * throw from inside the Durable Object, as a failing object would.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
-import type { RateCheckCall, RateCheckResult } from "gatehouse-workers";
+import type { RateCheckBatchCall, RateCheckBatchResult, RateCheckCall, RateCheckResult } from "gatehouse-workers";
 import { RateLimiterDO } from "gatehouse-workers/durable-objects";
 import { authApplication } from "../../workers/auth/app";
 import { AuthService, type AuthWorkerEnv, UserSessions } from "../../workers/auth/worker";
@@ -43,6 +43,9 @@ export class BrokenUserSessions extends UserSessions {
 /** A rate-limit object whose every check fails. */
 export class BrokenRateLimiterDO extends RateLimiterDO {
   override check(_call: RateCheckCall): RateCheckResult {
+    throw new Error(INTERNAL_DETAIL);
+  }
+  override checkBatch(_call: RateCheckBatchCall): RateCheckBatchResult {
     throw new Error(INTERNAL_DETAIL);
   }
 }

@@ -55,7 +55,7 @@ const authVars = {
 /**
  * The `cloudflareTest` options of a project whose main worker is the example consumer (its
  * wrangler.toml beside the config) in front of the real auth worker: "gatehouse-auth" is the
- * bundled auth fixture (test/consumer/auth-fixture) with its KV, USER_SESSIONS and ORGANIZATIONS,
+ * bundled auth fixture (test/consumer/auth-fixture) with its KV, USER_SESSIONS, ORGANIZATIONS and RATE_LIMITER,
  * "gatehouse-auth-misconfigured" the same bundle without SESSION_SECRET (it refuses its
  * configuration), and AUTH_DOWN a closed loopback port: the auth worker failing for real.
  * `prefix` keeps each project's KV namespaces apart.
@@ -77,6 +77,7 @@ export async function consumerWithAuthWorker(prefix: string, sessionSecret: stri
           durableObjects: {
             USER_SESSIONS: { className: "UserSessions", useSQLite: true },
             ORGANIZATIONS: { className: "OrganizationSessions", useSQLite: true },
+            RATE_LIMITER: { className: "RateLimiterDO", useSQLite: true },
           },
         },
         {

@@ -3,14 +3,15 @@
  * under a strict consumer tsconfig (strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess,
  * skipLibCheck: false, only @cloudflare/workers-types for globals) with moduleResolution "bundler"
  * and "nodenext", with TypeScript 7 and 5.9; and `wrangler deploy --dry-run` bundles each without
- * anything Workers cannot run and without postgres.js, containers or, where unused, the WorkOS SDK.
+ * anything Workers cannot run and without postgres.js, containers (neither as a package nor as their
+ * code under another name) or, where unused, the WorkOS SDK.
  */
 import { existsSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { scanBundle } from "./bundle-scan.ts";
+import { LIBRARY_MARKERS, scanBundle } from "./bundle-scan.ts";
 import type { FixtureName } from "./support.ts";
-import { node, run, TSC, userEnv, WRANGLER } from "./support.ts";
+import { node, REPO_ROOT, run, TSC, userEnv, WRANGLER } from "./support.ts";
 
 const pkg = inject("pkg");
 
@@ -24,6 +25,11 @@ const fixtures: { name: FixtureName; uses: string[]; never: string[] }[] = [
   { name: "library", uses: ["hono"], never: ["@workos-inc/node", "partyserver"] },
 ];
 const ALWAYS_ABSENT = ["postgres", "@cloudflare/containers"];
+
+/** The source map wrangler writes beside a bundle (always, from wrangler 4.150): names the packages of a minified one. */
+function readMap(path: string): { sources: string[] } | undefined {
+  return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as { sources: string[] }) : undefined;
+}
 
 describe.each(fixtures)("fixture $name, installed from the tarball", ({ name, uses, never }) => {
   const dir = pkg.fixtures[name];
@@ -43,11 +49,12 @@ describe.each(fixtures)("fixture $name, installed from the tarball", ({ name, us
     expect(ran.code, ran.output).toBe(0);
     const total = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(ran.output);
     console.log(`fixture ${name}: ${total?.[0] ?? "(no size line)"}`);
-    const facts = scanBundle(readFileSync(join(dir, "out/index.js"), "utf8"));
+    const facts = scanBundle(readFileSync(join(dir, "out/index.js"), "utf8"), readMap(join(dir, "out/index.js.map")));
     expect(facts.forbidden).toEqual([]);
     expect(facts.packages.has("gatehouse-workers")).toBe(true);
     for (const p of uses) expect(facts.packages.has(p), `${name} bundles ${p}`).toBe(true);
     for (const p of [...never, ...ALWAYS_ABSENT]) expect(facts.packages.has(p), `${name} bundles ${p}`).toBe(false);
+    expect(facts.libraries, `${name} bundles code of`).toEqual([]);
   });
 });
 
@@ -65,6 +72,31 @@ describe("the bundle scan itself", () => {
     expect([...facts.packages].sort()).toEqual(["@workos-inc/node", "postgres"]);
     expect(facts.forbidden).toHaveLength(3);
     expect(scanBundle('const s = "fsm"; // node_modules/hono/dist/index.js').forbidden).toEqual([]);
+  });
+
+  it("sees a minified bundle's packages by its source map's sources", () => {
+    const map = {
+      sources: [
+        "../node_modules/gatehouse-workers/workers/auth/app/index.ts",
+        "../node_modules/@workos-inc/node/node_modules/jose/dist/webapi/index.js",
+        "../src/index.ts",
+      ],
+    };
+    expect([...scanBundle("export{};", map).packages].sort()).toEqual(["@workos-inc/node", "gatehouse-workers"]);
+  });
+
+  it("knows postgres.js and @cloudflare/containers by strings their code carries (the installed versions)", () => {
+    // The modules a Workers bundle takes: postgres.js's `workerd` build, the containers' class.
+    const code: Record<string, string> = {
+      postgres: "node_modules/postgres/cf/src/connection.js",
+      "@cloudflare/containers": "node_modules/@cloudflare/containers/dist/lib/container.js",
+    };
+    for (const [library, file] of Object.entries(code)) {
+      const source = readFileSync(join(REPO_ROOT, file), "utf8");
+      for (const marker of LIBRARY_MARKERS[library]!) expect(source, `${library}: ${marker}`).toContain(marker);
+      expect(scanBundle(`// src/inlined.js\n${source}`).libraries).toEqual([library]);
+    }
+    expect(scanBundle("// node_modules/hono/dist/index.js\nexport {};").libraries).toEqual([]);
   });
 });
 
@@ -84,6 +116,11 @@ describe("a project written by `npx gatehouse-workers init` from the installed p
     const bundle = await node(WRANGLER, ["deploy", "--dry-run", "--outdir", "out"], project);
     expect(bundle.code, bundle.output).toBe(0);
     expect(bundle.output).toMatch(/env\.USER_SESSIONS \(UserSessions\)/);
-    expect(scanBundle(readFileSync(join(project, "out/index.js"), "utf8")).forbidden).toEqual([]);
+    const facts = scanBundle(
+      readFileSync(join(project, "out/index.js"), "utf8"),
+      readMap(join(project, "out/index.js.map")),
+    );
+    expect(facts.forbidden).toEqual([]);
+    expect(facts.libraries).toEqual([]);
   });
 });

@@ -15,7 +15,7 @@ import {
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { manualClock, recordingLogger, uniqueKey } from "./helpers";
-import type { CountingRateLimiterDO } from "./worker";
+import type { CountingRateLimiterDO, RateLimiterDO } from "./worker";
 
 const client = () => new StatefulObjectClient(env.RATE_LIMITER);
 const ok = () => new Response("ok");
@@ -184,6 +184,101 @@ describe("DORateLimiter: answers and headers", () => {
     expect(second.status).toBe(429);
     expect(second.headers.get("Retry-After")).toBe("60");
     expect(reached).toBe(1);
+  });
+});
+
+describe("DORateLimiter: concurrent checks of one key are coalesced", () => {
+  const counted = (prefix: string, key: string) => {
+    const ns = env.COUNTING_LIMITER;
+    const stub = ns.get(ns.idFromName(`${prefix}${key}`));
+    return runInDurableObject(stub, (o: CountingRateLimiterDO) => ({ served: o.served, checks: o.checks }));
+  };
+
+  it("asks the object once for a burst and decides every check exactly, in arrival order", async () => {
+    const prefix = uniqueKey("burst");
+    const rl = new DORateLimiter(new StatefulObjectClient(env.COUNTING_LIMITER), {
+      limit: 50,
+      window: 60,
+      clock: manualClock(),
+      prefix,
+    });
+    const key = uniqueKey();
+    const results = await Promise.all(Array.from({ length: 200 }, () => rl.check(key)));
+    expect(await counted(prefix, key)).toEqual({ served: 1, checks: 200 });
+    // Arrival order: the first 50 callers are the admitted ones, with 49 … 0 left.
+    expect(results.slice(0, 50).map((r) => [r.allowed, r.remaining])).toEqual(
+      Array.from({ length: 50 }, (_, i) => [true, 49 - i]),
+    );
+    expect(results.slice(50).every((r) => !r.allowed && r.retryAfter === 60 && r.source === "store")).toBe(true);
+  });
+
+  it("sends the checks that arrive while a call is in flight as the next call", async () => {
+    const prefix = uniqueKey("pipe");
+    const rl = new DORateLimiter(new StatefulObjectClient(env.COUNTING_LIMITER), {
+      limit: 1_000,
+      window: 60,
+      clock: manualClock(),
+      prefix,
+    });
+    const key = uniqueKey();
+    const first = rl.check(key);
+    await scheduler.wait(0);
+    const rest = await Promise.all(Array.from({ length: 30 }, () => rl.check(key)));
+    expect((await first).remaining).toBe(999);
+    expect(rest.map((r) => r.remaining)).toEqual(Array.from({ length: 30 }, (_, i) => 998 - i));
+    expect(await counted(prefix, key)).toEqual({ served: 2, checks: 31 });
+  });
+
+  it("keeps different windows of an injected clock apart", async () => {
+    const clock = manualClock(59_999);
+    const rl = new DORateLimiter(client(), { limit: 1, window: 60, clock, prefix: uniqueKey("win") });
+    const key = uniqueKey();
+    const before = rl.check(key);
+    clock.advance(1);
+    const after = rl.check(key);
+    expect([(await before).allowed, (await after).allowed]).toEqual([true, true]);
+  });
+
+  it("answers a failed batch with the store-failure policy for every check of it", async () => {
+    const logger = recordingLogger();
+    const rl = new DORateLimiter(new StatefulObjectClient(env.BROKEN_LIMITER), {
+      limit: 5,
+      window: 60,
+      onStoreError: "deny",
+      logger: logger.logger,
+    });
+    const results = await Promise.all(Array.from({ length: 10 }, () => rl.check("203.0.113.9")));
+    expect(results.every((r) => !r.allowed && r.source === "store_error")).toBe(true);
+    expect(logger.entries).toHaveLength(10);
+  });
+});
+
+describe("RateLimiterDO.checkBatch", () => {
+  const stub = () => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(uniqueKey("batch")));
+  const at = manualClock(30_000)();
+
+  it("admits while the window has room and refuses the rest with one reset", async () => {
+    const o = stub();
+    expect(await o.checkBatch({ key: "k", limit: 5, window: 60, now: at, count: 3 })).toEqual({
+      admitted: 3,
+      remaining: 2,
+      resetAt: at + 30_000,
+    });
+    expect(await o.checkBatch({ key: "k", limit: 5, window: 60, now: at, count: 4 })).toEqual({
+      admitted: 2,
+      remaining: 0,
+      retryAfter: 30,
+      resetAt: at + 30_000,
+    });
+    expect(await o.check({ key: "k", limit: 5, window: 60, now: at })).toMatchObject({ allowed: false, remaining: 0 });
+  });
+
+  it.each([0, 1_001, 1.5, "2", undefined])("refuses count %s", async (count) => {
+    await runInDurableObject(stub(), (o: RateLimiterDO) => {
+      expect(() => o.checkBatch({ key: "k", limit: 5, window: 60, now: at, count: count as number })).toThrow(
+        /invalid_count/,
+      );
+    });
   });
 });
 

@@ -4,7 +4,7 @@
  * behind both limiters, so tests reach them the way a client would.
  */
 
-import type { RateCheckCall, RateCheckResult } from "gatehouse-workers";
+import type { RateCheckBatchCall, RateCheckBatchResult, RateCheckCall, RateCheckResult } from "gatehouse-workers";
 import { Application, DORateLimiter, KVRateLimiter, KVStore, StatefulObjectClient } from "gatehouse-workers";
 import { RateLimiterDO } from "gatehouse-workers/durable-objects";
 
@@ -12,16 +12,28 @@ export { RateLimiterDO };
 
 /** Counts every check that reaches it, so tests can prove a round trip did not happen. */
 export class CountingRateLimiterDO extends RateLimiterDO {
+  /** Calls that reached the object (a batch is one). */
   served = 0;
+  /** Checks those calls asked for. */
+  checks = 0;
   override check(call: RateCheckCall): RateCheckResult {
     this.served++;
+    this.checks++;
     return super.check(call);
+  }
+  override checkBatch(call: RateCheckBatchCall): RateCheckBatchResult {
+    this.served++;
+    this.checks += call.count;
+    return super.checkBatch(call);
   }
 }
 
 /** A store that fails every check, like an overloaded or broken object. */
 export class BrokenRateLimiterDO extends RateLimiterDO {
   override check(_call: RateCheckCall): RateCheckResult {
+    throw new Error("storage exploded at 10.0.0.7");
+  }
+  override checkBatch(_call: RateCheckBatchCall): RateCheckBatchResult {
     throw new Error("storage exploded at 10.0.0.7");
   }
 }
@@ -35,6 +47,11 @@ export class SlowRateLimiterDO extends RateLimiterDO {
   // @ts-expect-error: the RPC caller awaits either way; the base method is synchronous.
   override async check(call: RateCheckCall): Promise<RateCheckResult> {
     return this.slowCheck(call);
+  }
+  // @ts-expect-error: as above.
+  override async checkBatch(call: RateCheckBatchCall): Promise<RateCheckBatchResult> {
+    await scheduler.wait(1000);
+    return super.checkBatch(call);
   }
 }
 
@@ -76,7 +93,25 @@ export default Application.handler<Cloudflare.Env>({
         onStoreError: "deny",
         timeoutMs: 5_000,
       });
+    const counted = (request: Request) =>
+      new DORateLimiter(new StatefulObjectClient(app.env.COUNTING_LIMITER), {
+        limit: 20,
+        window: 3_600,
+        prefix: `crowd-${request.headers.get("x-prefix")}:`,
+        onStoreError: "deny",
+        timeoutMs: 5_000,
+      });
     app.hono.get("/crowd/do", (c) => crowd(c.req.raw).handle(c.req.raw, async () => new Response("ok")));
+    // After the limiter the handler does I/O of its own (KV, a Durable Object): a request whose check
+    // was answered by another request's batch must still run in, and do I/O from, its own request.
+    app.hono.get("/crowd/counted", (c) =>
+      counted(c.req.raw).handle(c.req.raw, async () => {
+        await app.env.RL_KV.get("crowd-io-probe");
+        const ns = app.env.RATE_LIMITER;
+        await ns.get(ns.idFromName(`io-probe-${crypto.randomUUID()}`)).check({ key: "k", limit: 5, window: 60 });
+        return new Response("ok");
+      }),
+    );
     app.hono.get("/crowd/kv", (c) => crowdKV(c.req.raw).handle(c.req.raw, async () => new Response("ok")));
     app.hono.use("/do/*", doLimiter.hono());
     app.hono.use("/kv/*", kvLimiter.hono());

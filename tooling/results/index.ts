@@ -1,8 +1,8 @@
 /**
  * @module
- * The results file of the benchmarks and the load test (`bench/results/latest.json`) and its table:
- * one module that both the bench reporter (bench/node/reporter.ts) and `npm run load`
- * (scripts/load) use, so neither imports the other. Node only.
+ * The results file of `npm run bench` (`bench/results/latest.json`, the load leg's `load.*` too) and
+ * its table, written by the bench reporter (bench/node/reporter.ts); report.ts draws the same file as
+ * HTML (`bench/results/latest.html`). Node only.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";

@@ -18,8 +18,8 @@ import type { UserSessions } from "../../durable-objects/user-sessions";
 import { isLoopbackHost } from "./config/rules";
 import { AuthError } from "./errors";
 import { DefaultIdentityClient, type IdentityEnv } from "./identity/default-identity-client";
-import { FakeIdentityClient } from "./identity/fake-identity-client";
-import { type IdentityClient, IdentityClientToken } from "./identity/identity-client";
+import type { FakeIdentityClient } from "./identity/fake-identity-client";
+import { fakeIdentityClients, type IdentityClient, IdentityClientToken } from "./identity/identity-client";
 import { type AuthRateLimits, AuthRateLimitsToken, type LimitsEnv, routeLimiterFor } from "./limits";
 import { devHeaderLocation } from "./location";
 import { CsrfMiddleware, csrfToken } from "./middleware/csrf";
@@ -138,8 +138,9 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
     app.container.singleton(IdentityClientToken, (c) => {
       const given = options.identityClient;
       const client = typeof given === "function" ? given(env) : (given ?? new DefaultIdentityClient(env));
-      // It signs anyone in: only where nobody else can reach the callback.
-      if (client instanceof FakeIdentityClient && client.synthetic) {
+      // It signs anyone in: only where nobody else can reach the callback. (A set, not `instanceof`:
+      // a worker that never builds a FakeIdentityClient does not bundle it.)
+      if (fakeIdentityClients.has(client) && (client as FakeIdentityClient).synthetic) {
         const { hostname } = new URL(c.resolve(AuthConfigToken).redirectUrl);
         if (!isLoopbackHost(hostname)) {
           throw new AuthError("config_missing", {

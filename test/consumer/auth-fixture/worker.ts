@@ -13,7 +13,7 @@ import { SessionManager, type SignInFacts } from "../../../workers/auth/session/
 import type { IdentityUser } from "../../../workers/auth/types";
 import { AuthService, type AuthWorkerEnv } from "../../../workers/auth/worker";
 
-export { AuthService, default, OrganizationSessions, UserSessions } from "../../../workers/auth/worker";
+export { AuthService, default, OrganizationSessions, RateLimiterDO, UserSessions } from "../../../workers/auth/worker";
 
 export class TestSessions extends WorkerEntrypoint<AuthWorkerEnv> {
   /** Creates a session as the callback route would; returns its public id and the `Cookie` header for it. */

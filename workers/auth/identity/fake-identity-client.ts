@@ -13,14 +13,15 @@
 import { base64url, sha256Base64url, sha256Hex } from "../crypto";
 import { AuthError } from "../errors";
 import type { IdentityUser } from "../types";
-import type {
-  AuthorizationRequest,
-  CodeExchange,
-  IdentityAuthentication,
-  IdentityClient,
-  Impersonator,
-  RefreshedTokens,
-  TokenRefresh,
+import {
+  type AuthorizationRequest,
+  type CodeExchange,
+  fakeIdentityClients,
+  type IdentityAuthentication,
+  type IdentityClient,
+  type Impersonator,
+  type RefreshedTokens,
+  type TokenRefresh,
 } from "./identity-client";
 
 export interface FakeLogin {
@@ -83,6 +84,7 @@ export class FakeIdentityClient implements IdentityClient {
     this.#clock = options.clock ?? Date.now;
     this.#accessTokenTtl = options.accessTokenTtl ?? 300;
     for (const user of options.users ?? []) this.#users.set(user.id, user);
+    fakeIdentityClients.add(this);
   }
 
   addUser(user: IdentityUser): this {

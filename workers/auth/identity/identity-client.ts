@@ -79,6 +79,13 @@ export interface IdentityClient {
 
 export const IdentityClientToken = new Token<IdentityClient>("IdentityClient");
 
+/**
+ * Every `FakeIdentityClient` built (internal, not exported by the package). `AuthServiceProvider`
+ * asks this set rather than `instanceof FakeIdentityClient`, so a worker that never builds one does
+ * not bundle the class.
+ */
+export const fakeIdentityClients: WeakSet<IdentityClient> = new WeakSet();
+
 /** Maps any provider/SDK failure to a client-safe `AuthError`. */
 export function toProviderError(err: unknown, action: string): AuthError {
   if (err instanceof AuthError) return err;

@@ -15,7 +15,7 @@ import type {
   SessionPolicy,
   TimelinePage,
 } from "../../../client-sdk/protocol/security";
-import { DORateLimiter, type RateLimitDecision } from "../../../client-sdk/rate-limit";
+import { DORateLimiter, MAX_BATCH_COUNT, type RateLimitDecision } from "../../../client-sdk/rate-limit";
 import type { RevocationResult, SessionInfo } from "../../../durable-objects/user-sessions";
 import { type AuthWorkerEnv, authApplication } from "../app";
 import { assertAuthConfigured, authEnvOf } from "../app/configured";
@@ -175,15 +175,37 @@ export class AuthService extends WorkerEntrypoint<AuthWorkerEnv> implements Auth
    * Keys are namespaced (`rl:svc:`) apart from the auth routes' own limits.
    */
   async checkRateLimit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+    return this.#serviceLimiter(key, limit, windowSeconds).check(key);
+  }
+
+  /**
+   * `count` checks of one key at once, decided in order: what `AuthServiceClient` sends when a
+   * worker's checks of one key were concurrent. They join this isolate's other checks of the key,
+   * so the object is asked once per batch.
+   */
+  async checkRateLimitBatch(
+    key: string,
+    limit: number,
+    windowSeconds: number,
+    count: number,
+  ): Promise<RateLimitDecision[]> {
+    if (!Number.isInteger(count) || count < 1 || count > MAX_BATCH_COUNT) {
+      throw new TypeError(`count must be an integer from 1 to ${MAX_BATCH_COUNT}`);
+    }
+    const limiter = this.#serviceLimiter(key, limit, windowSeconds);
+    return Promise.all(Array.from({ length: count }, () => limiter.check(key)));
+  }
+
+  /** The limiter of `AuthService`'s checks, after checking the key and the bindings. */
+  #serviceLimiter(key: string, limit: number, windowSeconds: number): DORateLimiter {
     if (typeof key !== "string" || key.length === 0 || key.length > 512)
       throw new TypeError("key must be a string of 1-512 characters");
     this.#assertConfigured();
     const namespace = authEnvOf(this.env).RATE_LIMITER;
     if (!namespace) throw new TypeError("this auth worker has no RATE_LIMITER binding");
     // The limiter validates limit and window (RateLimitError("invalid_config") names the bad value).
-    let limiter: DORateLimiter;
     try {
-      limiter = new DORateLimiter(new StatefulObjectClient(namespace), {
+      return new DORateLimiter(new StatefulObjectClient(namespace), {
         limit,
         window: windowSeconds,
         prefix: "rl:svc:",
@@ -191,7 +213,6 @@ export class AuthService extends WorkerEntrypoint<AuthWorkerEnv> implements Auth
     } catch (err) {
       throw new TypeError(err instanceof Error ? err.message : "invalid rate limit");
     }
-    return limiter.check(key);
   }
 
   /** Revokes every session of the user and closes every open tab. */

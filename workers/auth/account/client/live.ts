@@ -11,16 +11,19 @@
  */
 import { PartySocket } from "partysocket";
 import type { SecurityEvent } from "../../../../client-sdk/protocol/security";
-import {
-  CLOSE_SESSION_INACTIVE,
-  CLOSE_SESSION_REVOKED,
-  decodeMessage,
-  type LiveMessage,
-} from "../../../../durable-objects/user-sessions/messages";
+import type * as messages from "../../../../durable-objects/user-sessions/messages";
 import { type ActivityBody, renderEvent, renderTimeline } from "../activity-view";
 import { renderSessionList, type SessionListBody } from "../view";
 import { browser } from "./browser";
+import { decodeLiveMessage } from "./wire";
 
+/**
+ * The channel's close codes, typed as messages.ts declares them (not imported: that module pulls
+ * in superjson, which the script does without; see ./wire.ts).
+ */
+const CLOSE_SESSION_REVOKED: typeof messages.CLOSE_SESSION_REVOKED = 4001;
+const CLOSE_SESSION_INACTIVE: typeof messages.CLOSE_SESSION_INACTIVE = 4003;
+type LiveMessage = messages.LiveMessage;
 /** `LIVE_PARTY` of workers/auth/live/route.ts (not imported: that module pulls in partyserver). */
 const PARTY = "user-sessions";
 const LIST_URL = "/account/sessions";
@@ -114,7 +117,7 @@ function start(): void {
     if (typeof event.data !== "string") return;
     let message: LiveMessage;
     try {
-      message = decodeMessage(event.data);
+      message = decodeLiveMessage(event.data);
     } catch {
       return; // not ours, or garbled: ignore
     }

@@ -1,0 +1,108 @@
+// The bench's HTML report (tooling/results/report.ts): how goal strings are read and judged, and
+// that the page stands alone (no script, no external asset) with a row per metric and the curves
+// of whatever growth metrics exist.
+import { describe, expect, it } from "vitest";
+import type { Metric } from "../../tooling/results/metric.ts";
+import { fitLine, formatValue, groupOf, parseGoal, renderReport, verdict } from "../../tooling/results/report.ts";
+
+const judge = (value: number, goal: string) => verdict(value, parseGoal(goal));
+
+describe("parseGoal and verdict", () => {
+  it.each([
+    [1.5, ">= 1.5", "met"],
+    [1.49, ">= 1.5", "missed"],
+    [1.2, "<= 1.2", "met"],
+    [1.21, "<= 1.2", "missed"],
+    [99.9, "< 100", "met"],
+    [100, "< 100", "missed"],
+    [0.5, "> 0", "met"],
+    [1, "= 1.000", "met"],
+    [0.9996, "= 1.000", "met"],
+    [0.998, "= 1.000", "missed"],
+    [0, "0", "met"],
+    [1, "0", "missed"],
+    [0, "= 0", "met"],
+    [1, "1", "met"],
+    [1.04, "1.00 ± 0.05", "met"],
+    [1.06, "1.00 ± 0.05", "missed"],
+    [1.3, "≤ 1.3", "met"],
+    [3, "<= 3 (per isolate)", "met"],
+  ])("%d against %j is %s", (value, goal, expected) => {
+    expect(judge(value, goal)).toBe(expected);
+  });
+
+  it.each([
+    "reported",
+    "reported (growth)",
+    "reported; <= isolates (4 here), 1.000 in one isolate",
+    "linear (report the slope)",
+    "",
+  ])("%j is only reported", (goal) => {
+    expect(parseGoal(goal).kind).toBe("reported");
+    expect(judge(12, goal)).toBe("reported");
+  });
+
+  it("never judges a value that is not a number", () => {
+    expect(judge(Number.NaN, "0")).toBe("reported");
+  });
+});
+
+describe("helpers", () => {
+  it("groups by prefix and formats values for people", () => {
+    expect(groupOf("ratelimit.vs_peer_ratio")).toBe("ratelimit");
+    expect(groupOf("plain")).toBe("other");
+    expect(formatValue(5000)).toBe("5,000");
+    expect(formatValue(545.8333333333334)).toBe("545.8");
+    expect(formatValue(1.0034)).toBe("1.003");
+  });
+
+  it("fits a line: slope and R²", () => {
+    const fit = fitLine([
+      { x: 100, y: 110 },
+      { x: 1000, y: 1010 },
+      { x: 5000, y: 5010 },
+    ]);
+    expect(fit?.slope).toBeCloseTo(1, 6);
+    expect(fit?.r2).toBeCloseTo(1, 6);
+    expect(fitLine([{ x: 1, y: 1 }])).toBeNull();
+  });
+});
+
+describe("renderReport", () => {
+  const metrics: Record<string, Metric> = {
+    "load.auth_errors": { value: 0, unit: "count", goal: "0" },
+    "bundle.auth_worker_gzip_kb": { value: 141.9, unit: "kB", goal: "<= 130" },
+    "revocation.fanout_ms_100": { value: 120, unit: "ms", goal: "reported (growth)" },
+    "revocation.fanout_ms_1000": { value: 1000, unit: "ms", goal: "reported (growth)" },
+    "revocation.fanout_ms_5000": { value: 4900, unit: "ms", goal: "reported (growth)" },
+    "ratelimit.checks_per_ms_c1": { value: 0.5, unit: "checks/ms", goal: "reported" },
+    "ratelimit.checks_per_ms_c50": { value: 7, unit: "checks/ms", goal: "reported" },
+    "x.<script>": { value: 1, unit: "x", goal: "reported" },
+  };
+  const html = renderReport(metrics, { generatedAt: new Date("2026-01-02T03:04:05Z"), commit: "abc123" });
+
+  it("stands alone: no script, no external stylesheet, image or font", () => {
+    expect(html).not.toMatch(/<script|<link|<img|<iframe|@import|url\(/i);
+    expect(html).not.toMatch(/(?:src|href)="(?!#)/);
+    expect(html).toContain("<title>Gatehouse bench: 1 met, 1 missed</title>");
+    expect(html).toContain("2026-01-02 03:04:05 UTC");
+    expect(html).toContain("abc123");
+  });
+
+  it("has a row per metric with its verdict in words, and escapes names", () => {
+    for (const name of Object.keys(metrics).filter((n) => !n.includes("<"))) expect(html).toContain(`>${name}</code>`);
+    expect(html).toContain("x.&lt;script&gt;");
+    expect(html).toContain("✗ missed");
+    expect(html).toContain("✓ met");
+    expect(html.match(/<svg class="bar"/g)).toHaveLength(Object.keys(metrics).length);
+  });
+
+  it("draws the curves that exist, with a table of their values, and says which are missing", () => {
+    expect(html).toMatch(/<svg class="plot"[^>]*role="img"/);
+    expect(html).toContain("Values of the chart “Revocation by number of sessions”");
+    expect(html).toContain("ms per 1,000 sessions");
+    expect(html).toContain("Values of the chart “Limiter throughput by concurrency”");
+    expect(html).toContain("Not measured in this run (no metrics named events.role_change_ms_&lt;N&gt;)");
+    expect(html).toContain("Not measured in this run (no metrics named auth.revoked_accepted_ms…)");
+  });
+});
