@@ -12,9 +12,10 @@
  */
 import type { StatefulObjectClient } from "../bindings/durable-object";
 import { Coalescer } from "../core/coalesce";
+import { perBindingScope } from "../core/isolate-scope";
 import type { RateLimiterOptions } from "./config";
 import { RateLimiter } from "./limiter";
-import { type BlockedKeys, blockedKeysFor, perBindingScope } from "./memory";
+import { type BlockedKeys, blockedKeysFor } from "./memory";
 import {
   expandBatch,
   isBatchResult,

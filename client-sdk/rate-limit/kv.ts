@@ -9,9 +9,10 @@
  * isolate; across isolates it can over-admit (ARCHITECTURE.md "Rate limiting").
  */
 import { KV_MIN_TTL_SECONDS, type KVStore } from "../bindings/kv";
+import { perBindingScope } from "../core/isolate-scope";
 import type { RateLimiterOptions } from "./config";
 import { RateLimiter } from "./limiter";
-import { type BlockedKeys, blockedKeysFor, perBindingScope } from "./memory";
+import { type BlockedKeys, blockedKeysFor } from "./memory";
 import type { RateCheckResult } from "./protocol";
 import { fixedWindow, retryAfterSeconds } from "./window";
 

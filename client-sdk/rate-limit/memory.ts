@@ -7,8 +7,6 @@
  */
 import { perBindingScope } from "../core/isolate-scope";
 
-export { perBindingScope };
-
 /** Most keys remembered per store scope; beyond it the oldest entries go first. */
 export const MAX_BLOCKED_KEYS = 10_000;
 

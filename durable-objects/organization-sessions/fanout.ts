@@ -7,6 +7,7 @@
  * its receipt; a member whose object failed is retried by the alarm, then counted as failed (the
  * published epoch still refuses their sessions). Storage and calls only; the object decides when.
  */
+import { inPool } from "../../client-sdk/core/pool";
 import type { RevocationActor } from "../../client-sdk/protocol/security";
 import type { RevocationResult } from "../../client-sdk/protocol/session-object";
 
@@ -75,31 +76,29 @@ export async function drainFanOut(
       options.perRun,
     )
     .toArray();
-  let next = 0;
-  const worker = async () => {
-    while (next < batch.length) {
-      const row = batch[next++]!;
-      try {
-        const result = await endMember(row.user_id, Number(row.epoch), JSON.parse(row.actor) as RevocationActor);
-        settle(sql, row, { revoked: result.revoked, sockets: result.socketsClosed, kv: result.pendingKvDeletes });
-      } catch (err) {
-        console.error(
-          "gatehouse: kill switch could not reach a member's session object",
-          err instanceof Error ? err.message : err,
+  const outcomes = await inPool(batch, options.concurrency, async (row) => {
+    try {
+      const result = await endMember(row.user_id, Number(row.epoch), JSON.parse(row.actor) as RevocationActor);
+      settle(sql, row, { revoked: result.revoked, sockets: result.socketsClosed, kv: result.pendingKvDeletes });
+    } catch (err) {
+      console.error(
+        "gatehouse: kill switch could not reach a member's session object",
+        err instanceof Error ? err.message : err,
+      );
+      if (Number(row.attempts) + 1 >= FAN_OUT_ATTEMPTS) settle(sql, row, null);
+      else {
+        sql.exec(
+          "UPDATE fanout SET attempts = attempts + 1, not_before = ? WHERE user_id = ? AND receipt_seq = ?",
+          options.clock() + FAN_OUT_RETRY_MS,
+          row.user_id,
+          row.receipt_seq,
         );
-        if (Number(row.attempts) + 1 >= FAN_OUT_ATTEMPTS) settle(sql, row, null);
-        else {
-          sql.exec(
-            "UPDATE fanout SET attempts = attempts + 1, not_before = ? WHERE user_id = ? AND receipt_seq = ?",
-            options.clock() + FAN_OUT_RETRY_MS,
-            row.user_id,
-            row.receipt_seq,
-          );
-        }
       }
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(options.concurrency, batch.length) }, worker));
+  });
+  // A member's failure is booked above; what fails the booking itself still fails the run.
+  const broken = outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
+  if (broken) throw broken.reason;
   // Receipts whose last member was settled: the time from the call until every session was refused.
   sql.exec(
     `UPDATE receipts SET refused_after_ms = MAX(0, ? - at)
