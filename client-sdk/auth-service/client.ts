@@ -214,16 +214,15 @@ export class AuthServiceClient implements ServiceSessionResolver {
       });
     }
     const lane = JSON.stringify([key, limit, windowSeconds]);
-    return this.#rateChecks().run(lane, async (count) =>
-      count === 1
-        ? [await this.#checked("checkRateLimit", [key, limit, windowSeconds], isRateDecision)]
-        : this.#checked("checkRateLimitBatch", [key, limit, windowSeconds, count], isRateDecisionList(count)),
+    // A call in flight longer than this client's timeout has a sender whose request went away.
+    return rateCheckCoalescer(this.#binding, "checkRateLimit").run(
+      lane,
+      async (count) =>
+        count === 1
+          ? [await this.#checked("checkRateLimit", [key, limit, windowSeconds], isRateDecision)]
+          : this.#checked("checkRateLimitBatch", [key, limit, windowSeconds, count], isRateDecisionList(count)),
+      this.#timeoutMs,
     );
-  }
-
-  /** The isolate's coalescer of rate checks over this binding (one per binding object and timeout). */
-  #rateChecks(): Coalescer<RateLimitDecision> {
-    return rateCheckCoalescer(this.#binding, String(this.#timeoutMs));
   }
 
   /** One call whose answer must have `shape`; any other answer is `auth_service_bad_response`. */
@@ -258,10 +257,8 @@ export class AuthServiceClient implements ServiceSessionResolver {
   }
 }
 
-/** A call in flight longer than the client's timeout has a sender whose request went away. */
-const rateCheckCoalescer = /* @__PURE__ */ perBindingScope(
-  (scope) => new Coalescer<RateLimitDecision>({ staleMs: Number(scope) }), // at most 1,000 per call, as the entrypoint takes,
-);
+/** The isolate's coalescer of rate checks, per binding object; at most 1,000 per call (the default), as the entrypoint takes. */
+const rateCheckCoalescer = /* @__PURE__ */ perBindingScope(() => new Coalescer<RateLimitDecision>());
 
 function cookieHeaderOf(source: CookieSource, method: string): string | null {
   if (source instanceof Request) return source.headers.get("Cookie");

@@ -33,12 +33,9 @@ export interface RateCheckStub {
   checkBatch(call: RateCheckBatchCall): Promise<RateCheckBatchResult>;
 }
 
-/**
- * One coalescer per binding object, policy and timeout, like the blocked-key memory: per isolate.
- * A call in flight longer than the timeout has a sender whose request went away.
- */
+/** One coalescer per binding object and policy, like the blocked-key memory: per isolate. */
 const coalescerFor = /* @__PURE__ */ perBindingScope(
-  (scope) => new Coalescer<RateCheckResult>({ maxBatch: MAX_BATCH_COUNT, staleMs: Number(scope.split("|").at(-1)) }),
+  () => new Coalescer<RateCheckResult>({ maxBatch: MAX_BATCH_COUNT }),
 );
 
 /**
@@ -54,13 +51,11 @@ export class DORateLimiter extends RateLimiter {
   protected readonly storeName = "durable-object";
   readonly #client: StatefulObjectClient<Rpc.DurableObjectBranded | undefined>;
   readonly #scope: string;
-  readonly #batchScope: string;
 
   constructor(doClient: StatefulObjectClient<Rpc.DurableObjectBranded | undefined>, config: RateLimiterOptions) {
     super(config);
     this.#client = doClient;
     this.#scope = `${this.options.prefix}|${this.limit}|${this.window}`;
-    this.#batchScope = `${this.#scope}|${this.options.timeoutMs}`;
   }
 
   /** The Durable Object name a key is counted under: `prefix + key`. */
@@ -81,8 +76,13 @@ export class DORateLimiter extends RateLimiter {
       call.now = now;
       lane = `${key}|${fixedWindow(now, this.window).index}`;
     }
-    // Each check keeps its own deadline (the base class); a batch needs none of its own.
-    return coalescerFor(this.#client.raw, this.#batchScope).run(lane, (count) => this.#send(call, count));
+    // Each check keeps its own deadline (the base class); a batch needs none of its own. A call in
+    // flight longer than that deadline has a sender whose request went away.
+    return coalescerFor(this.#client.raw, this.#scope).run(
+      lane,
+      (count) => this.#send(call, count),
+      this.options.timeoutMs,
+    );
   }
 
   /** One call for `count` checks, made by the check that leads the batch, from its own request. */

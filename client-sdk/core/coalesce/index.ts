@@ -25,7 +25,7 @@ export type BatchSend<T> = (count: number) => Promise<readonly T[]>;
 export interface CoalescerOptions {
   /** Most callers one call answers. Default 1000. */
   maxBatch?: number;
-  /** A lane whose call started this long ago is treated as abandoned. Default 250 ms. */
+  /** A lane whose call started this long ago is treated as abandoned, unless a caller says otherwise. Default 250 ms. */
   staleMs?: number;
   /** Milliseconds since the epoch; injected in tests. Default `Date.now`. */
   clock?: () => number;
@@ -77,8 +77,11 @@ export class Coalescer<T> {
   /**
    * This caller's answer. `send` is called (by this caller, from its own
    * request) only when this caller sends a batch; `count` includes it.
+   * `staleMs`: how long this caller waits on a call in flight before it
+   * treats it as abandoned (its own deadline, typically).
    */
-  async run(laneKey: string, send: BatchSend<T>): Promise<T> {
+  async run(laneKey: string, send: BatchSend<T>, staleMs = this.#staleMs): Promise<T> {
+    if (!(staleMs > 0)) throw new RangeError("staleMs must be positive");
     let lane = this.#lanes.get(laneKey);
     if (!lane) {
       lane = { queue: [] };
@@ -90,13 +93,13 @@ export class Coalescer<T> {
       if (me.outcome) return unwrap(me.outcome);
       const now = this.#clock();
       // Taken by a batch whose sender went away: ask again (counted twice at worst, never admitted twice).
-      if (me.batch !== undefined && now - me.batch.since >= this.#staleMs) {
+      if (me.batch !== undefined && now - me.batch.since >= staleMs) {
         me.batch = undefined;
         if (!lane.queue.includes(me)) lane.queue.push(me);
       }
       const current = lane.current;
-      if (current === undefined || now - current.since >= this.#staleMs) return this.#send(laneKey, lane, me, send);
-      await this.#wait(current.done);
+      if (current === undefined || now - current.since >= staleMs) return this.#send(laneKey, lane, me, send);
+      await wait(current.done, staleMs);
     }
   }
 
@@ -130,18 +133,18 @@ export class Coalescer<T> {
     }
     return unwrap(me.outcome!);
   }
+}
 
-  /** Until `done` settles or `staleMs` pass, whichever is first; the timer is this request's own. */
-  async #wait(done: Promise<void>): Promise<void> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const stale = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, this.#staleMs);
-    });
-    try {
-      await Promise.race([done, stale]);
-    } finally {
-      if (timer !== undefined) clearTimeout(timer);
-    }
+/** Until `done` settles or `ms` pass, whichever is first; the timer is this request's own. */
+async function wait(done: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stale = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  try {
+    await Promise.race([done, stale]);
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
   }
 }
 
