@@ -3,9 +3,9 @@
  * and `KvFloor`, the raw floor the membership rewrite is measured against.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
-import { inPool } from "../../client-sdk/core/pool";
 import { KVSessionStore, type SessionRecord } from "../../client-sdk/protocol/session-record";
 import { PUT_PARALLELISM } from "../../durable-objects/user-sessions/rewrites";
+import { floorWrites } from "../kv-floor";
 
 export { AuthService, default, UserSessions } from "../../workers/auth/worker";
 
@@ -15,11 +15,8 @@ export { AuthService, default, UserSessions } from "../../workers/auth/worker";
  * else: no webhook, no SQLite, no reads, no tabs told.
  */
 export class KvFloor extends WorkerEntrypoint<Cloudflare.Env> {
-  async puts(records: SessionRecord[]): Promise<number> {
-    if (records.length > 1_000) throw new RangeError("more KV operations than one invocation may make");
+  puts(records: SessionRecord[]): Promise<number> {
     const store = new KVSessionStore(this.env.SESSIONS);
-    const results = await inPool(records, PUT_PARALLELISM, (record) => store.put(record));
-    if (results.some((r) => r.status === "rejected")) throw new Error("a KV write of the floor failed");
-    return records.length;
+    return floorWrites(records, PUT_PARALLELISM, (record) => store.put(record));
   }
 }
