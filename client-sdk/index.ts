@@ -153,6 +153,7 @@ export {
   RateLimiter,
   type RateLimiterConfig,
   RateLimiterFake,
+  type RateLimiterObjects,
   type RateLimiterOptions,
   type RateLimitLogger,
   type RateLimitSource,

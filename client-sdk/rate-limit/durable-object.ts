@@ -10,7 +10,6 @@
  * itself, and never share a stub between requests: each batch is sent by one of
  * its own checks, from that check's request.
  */
-import type { StatefulObjectClient } from "../bindings/durable-object";
 import { Coalescer } from "../core/coalesce";
 import { perBindingScope } from "../core/isolate-scope";
 import type { RateLimiterOptions } from "./config";
@@ -33,6 +32,17 @@ export interface RateCheckStub {
   checkBatch(call: RateCheckBatchCall): Promise<RateCheckBatchResult>;
 }
 
+/**
+ * What `DORateLimiter` needs of its client: a `StatefulObjectClient` over the limiter's namespace,
+ * whatever class that namespace is typed with (`DurableObjectNamespace`, or
+ * `DurableObjectNamespace<RateLimiterDO>`). The client is invariant in that class, so a parameter
+ * typed `StatefulObjectClient<Rpc.DurableObjectBranded | undefined>` refused both under TypeScript 5.
+ */
+export interface RateLimiterObjects {
+  get(name: string): unknown;
+  readonly raw: object;
+}
+
 /** One coalescer per binding object and policy, like the blocked-key memory: per isolate. */
 const coalescerFor = /* @__PURE__ */ perBindingScope(
   () => new Coalescer<RateCheckResult>({ maxBatch: MAX_BATCH_COUNT }),
@@ -49,10 +59,10 @@ const coalescerFor = /* @__PURE__ */ perBindingScope(
  */
 export class DORateLimiter extends RateLimiter {
   protected readonly storeName = "durable-object";
-  readonly #client: StatefulObjectClient<Rpc.DurableObjectBranded | undefined>;
+  readonly #client: RateLimiterObjects;
   readonly #scope: string;
 
-  constructor(doClient: StatefulObjectClient<Rpc.DurableObjectBranded | undefined>, config: RateLimiterOptions) {
+  constructor(doClient: RateLimiterObjects, config: RateLimiterOptions) {
     super(config);
     this.#client = doClient;
     this.#scope = `${this.options.prefix}|${this.limit}|${this.window}`;

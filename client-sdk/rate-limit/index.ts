@@ -14,7 +14,7 @@ export {
   type RateLimitLogger,
   type StoreErrorPolicy,
 } from "./config";
-export { DORateLimiter, type RateCheckStub } from "./durable-object";
+export { DORateLimiter, type RateCheckStub, type RateLimiterObjects } from "./durable-object";
 export { RateLimitError, type RateLimitErrorCode } from "./errors";
 export { activeRateLimiterFake, fakeRateLimiter, RateLimiterFake, restoreRateLimiter } from "./fake";
 export {
