@@ -13,8 +13,11 @@ export async function floorWrites<T>(
   items: readonly T[],
   width: number,
   write: (item: T) => Promise<void>,
+  /** KV operations the invocation already made (a floor's reads). */
+  opsUsed = 0,
 ): Promise<number> {
-  if (items.length > KV_OPS_PER_INVOCATION) throw new RangeError("more KV operations than one invocation may make");
+  if (opsUsed + items.length > KV_OPS_PER_INVOCATION)
+    throw new RangeError("more KV operations than one invocation may make");
   const results = await inPool(items, width, write);
   if (results.some((r) => r.status === "rejected")) throw new Error("a KV write of the floor failed");
   return items.length;

@@ -18,8 +18,8 @@ export const KV_WRITE_SPACING_MS = 1_000;
 export const CATCH_UP_MS = 90_000;
 /** KV operations one invocation may spend on deletes and rewrites together (the limit is 1,000). */
 export const KV_OPS_BUDGET = 950;
-/** Keys per bulk KV read (one operation). */
-const BULK_READ = 100;
+/** Keys per bulk KV read (one operation; KV's most). */
+export const BULK_READ = 100;
 /** KV writes in flight at once while rewriting (bench/webhooks measures the rewrite against this floor). */
 export const PUT_PARALLELISM = 25;
 const RETRY_DELAY_MS = 5_000;
@@ -148,31 +148,40 @@ export class RewriteQueue {
       .toArray()
       .map((r) => r.session_id);
     const giveUp: string[] = [];
-    for (let i = 0; i < ids.length; i += BULK_READ) {
-      const chunk = ids.slice(i, i + BULK_READ);
-      let records: Map<string, unknown>;
-      try {
-        records = await this.#host.kv.get(
-          chunk.map((id) => `${SESSION_PREFIX}${id}`),
-          "json",
-        );
-      } catch (err) {
-        console.error("gatehouse: KV read failed during a membership rewrite; will retry", err);
-        for (const id of chunk) this.#failed(id, giveUp);
-        result.failed = true;
-        continue;
+    // One pool over every due session: each write waits only for its own chunk's bulk read, and a
+    // chunk's arrival starts the next one's, so past the first read the reads overlap the writes
+    // instead of each standing between rounds of them.
+    const reads = new Map<number, Promise<Map<string, unknown> | null>>();
+    const read = (chunk: number): Promise<Map<string, unknown> | null> | undefined => {
+      if (chunk * BULK_READ >= ids.length) return undefined;
+      let pending = reads.get(chunk);
+      if (!pending) {
+        const keys = ids.slice(chunk * BULK_READ, (chunk + 1) * BULK_READ).map((id) => `${SESSION_PREFIX}${id}`);
+        pending = this.#host.kv.get(keys, "json").catch((err: unknown) => {
+          console.error("gatehouse: KV read failed during a membership rewrite; will retry", err);
+          return null;
+        });
+        reads.set(chunk, pending);
       }
-      // A pool of PUT_PARALLELISM writes in flight, so one slow write never holds up a whole round.
-      const finished: Job[] = [];
-      await inPool(chunk, PUT_PARALLELISM, async (id) => {
-        const outcome = await this.#rewrite(id, records.get(`${SESSION_PREFIX}${id}`) ?? null, giveUp, finished);
-        if (outcome === "written") result.rewritten++;
-        if (outcome === "failed") result.failed = true;
-      });
-      // The written sessions' jobs go in one statement (one storage commit, not one per write); a
-      // crash before it only means the same records are written again. A newer job has a new rowid.
-      this.#deleteJobs(finished);
-    }
+      return pending;
+    };
+    const finished: Job[] = [];
+    await inPool(ids, PUT_PARALLELISM, async (id, index) => {
+      const chunk = Math.floor(index / BULK_READ);
+      const records = await read(chunk)!;
+      read(chunk + 1);
+      if (records === null) {
+        this.#failed(id, giveUp);
+        result.failed = true;
+        return;
+      }
+      const outcome = await this.#rewrite(id, records.get(`${SESSION_PREFIX}${id}`) ?? null, giveUp, finished);
+      if (outcome === "written") result.rewritten++;
+      if (outcome === "failed") result.failed = true;
+    });
+    // The written sessions' jobs go in one statement (one storage commit, not one per write); a
+    // crash before it only means the same records are written again. A newer job has a new rowid.
+    this.#deleteJobs(finished);
     this.#pruneLastWrites();
     if (giveUp.length > 0) await this.#host.giveUp(giveUp);
     return result;

@@ -373,9 +373,13 @@ function growthCharts(metrics: Record<string, Metric>): string[] {
       id: "role-change-growth",
       title: "Role change by number of live sessions",
       description:
-        "Milliseconds to rewrite every live session of one user after a role change, by how many there are, against its floor (raw KV puts of the same records).",
-      pattern: /^events\.(role_change|role_change_floor)_ms_(\d+)$/,
-      labels: { role_change: "rewrite", role_change_floor: "floor (raw KV puts)" },
+        "Milliseconds to rewrite every live session of one user after a role change, by how many there are, against its floors: raw KV puts of the same records, and the same records read in bulk and put back (a read-modify-write, which the rewrite is).",
+      pattern: /^events\.(role_change|role_change_floor|role_change_read_put_floor)_ms_(\d+)$/,
+      labels: {
+        role_change: "rewrite",
+        role_change_floor: "floor (raw KV puts)",
+        role_change_read_put_floor: "floor (bulk reads + puts)",
+      },
       expected: "events.role_change_ms_<N>",
     }),
     lineChart({
