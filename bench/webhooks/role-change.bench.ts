@@ -18,10 +18,9 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env, exports } from "cloudflare:workers";
 import { SessionManager } from "gatehouse-workers/auth";
 import { it } from "vitest";
-import type { SessionRecord } from "../../client-sdk/protocol/session-record";
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "../../scripts/local-idp/webhook-signature";
 import { median, record, round } from "../harness";
-import worker, { type KvFloor } from "./worker";
+import worker, { type KvFloor, recordsWithRole } from "./worker";
 
 // The type-check sees every project's main module at once, so this one's entrypoint is named here.
 const kvFloor = (exports as unknown as { KvFloor: Service<KvFloor> }).KvFloor;
@@ -109,17 +108,7 @@ async function readPutFloor(ids: string[], role: string): Promise<number> {
 
 /** The floor: the sessions' records with `role`, put from a Worker in one invocation; its ms. */
 async function floor(ids: string[], role: string): Promise<number> {
-  const records: SessionRecord[] = [];
-  for (let i = 0; i < ids.length; i += 100) {
-    const values = await env.SESSIONS.get(
-      ids.slice(i, i + 100).map((id) => `sess:${id}`),
-      "json",
-    );
-    for (const value of values.values()) {
-      const r = value as SessionRecord;
-      records.push({ ...r, memberships: r.memberships.map((m) => ({ ...m, role })) });
-    }
-  }
+  const records = await recordsWithRole(env.SESSIONS, ids, role);
   const start = performance.now();
   for (let i = 0; i < records.length; i += 400) await kvFloor.puts(records.slice(i, i + 400));
   return performance.now() - start;

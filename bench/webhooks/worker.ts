@@ -27,20 +27,26 @@ export class KvFloor extends WorkerEntrypoint<Cloudflare.Env> {
    * KV operations.
    */
   async readAndPut(ids: string[], role: string): Promise<number> {
-    const records: SessionRecord[] = [];
-    for (let i = 0; i < ids.length; i += BULK_READ) {
-      const values = await this.env.SESSIONS.get(
-        ids.slice(i, i + BULK_READ).map((id) => `${SESSION_PREFIX}${id}`),
-        "json",
-      );
-      for (const value of values.values()) {
-        const r = value as SessionRecord;
-        records.push({ ...r, memberships: r.memberships.map((m) => ({ ...m, role })) });
-      }
-    }
+    const records = await recordsWithRole(this.env.SESSIONS, ids, role);
     const store = new KVSessionStore(this.env.SESSIONS);
     const reads = Math.ceil(ids.length / BULK_READ);
     await floorWrites(records, PUT_PARALLELISM, (record) => store.put(record), reads);
     return records.length;
   }
+}
+
+/** The sessions' records read in bulk (`BULK_READ` keys per operation, as the rewrite reads them), with `role` in every membership. */
+export async function recordsWithRole(kv: KVNamespace, ids: string[], role: string): Promise<SessionRecord[]> {
+  const records: SessionRecord[] = [];
+  for (let i = 0; i < ids.length; i += BULK_READ) {
+    const values = await kv.get(
+      ids.slice(i, i + BULK_READ).map((id) => `${SESSION_PREFIX}${id}`),
+      "json",
+    );
+    for (const value of values.values()) {
+      const r = value as SessionRecord;
+      records.push({ ...r, memberships: r.memberships.map((m) => ({ ...m, role })) });
+    }
+  }
+  return records;
 }
