@@ -10,9 +10,9 @@
  * invocation, as many in flight as the rewrite (`KvFloor`, worker.ts).
  * events.role_change_vs_read_put_floor_ratio: the same rewrite over the floor of a read-modify-write
  * (`KvFloor.readAndPut`: the records read in bulk as the rewrite reads them, then put back), also
- * alternated: the rewrite must read each record it rewrites (a slide or an organization switch may
- * have changed it since the object last saw it), and local KV serves reads and writes one after
- * another, so the put-only floor leaves the read outside.
+ * alternated: the rewrite must read each record it rewrites (a slide, written by whichever worker
+ * served the request, may have changed it since the object last saw it), and local KV serves reads
+ * and writes one after another, so the put-only floor leaves the read outside.
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";

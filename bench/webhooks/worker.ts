@@ -3,7 +3,7 @@
  * and `KvFloor`, the raw floor the membership rewrite is measured against.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
-import { KVSessionStore, SESSION_PREFIX, type SessionRecord } from "../../client-sdk/protocol/session-record";
+import { KVSessionStore, type SessionRecord } from "../../client-sdk/protocol/session-record";
 import { BULK_READ, PUT_PARALLELISM } from "../../durable-objects/user-sessions/rewrites";
 import { floorWrites } from "../kv-floor";
 
@@ -37,10 +37,11 @@ export class KvFloor extends WorkerEntrypoint<Cloudflare.Env> {
 
 /** The sessions' records read in bulk (`BULK_READ` keys per operation, as the rewrite reads them), with `role` in every membership. */
 export async function recordsWithRole(kv: KVNamespace, ids: string[], role: string): Promise<SessionRecord[]> {
+  const store = new KVSessionStore(kv);
   const records: SessionRecord[] = [];
   for (let i = 0; i < ids.length; i += BULK_READ) {
     const values = await kv.get(
-      ids.slice(i, i + BULK_READ).map((id) => `${SESSION_PREFIX}${id}`),
+      ids.slice(i, i + BULK_READ).map((id) => store.key(id)),
       "json",
     );
     for (const value of values.values()) {

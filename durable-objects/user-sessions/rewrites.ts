@@ -8,7 +8,7 @@
  * record it cannot rewrite after many tries is revoked (fail closed), never left stale.
  */
 import { inPool } from "../../client-sdk/core/pool";
-import { isSessionRecord, KVSessionStore, SESSION_PREFIX } from "../../client-sdk/protocol/session-record";
+import { isSessionRecord, KVSessionStore } from "../../client-sdk/protocol/session-record";
 import { objectNow } from "../clock";
 import { applyOverrides, type Membership, type MembershipOverride } from "./memberships";
 
@@ -151,31 +151,28 @@ export class RewriteQueue {
     // One pool over every due session: each write waits only for its own chunk's bulk read, and a
     // chunk's arrival starts the next one's, so past the first read the reads overlap the writes
     // instead of each standing between rounds of them.
-    const reads = new Map<number, Promise<Map<string, unknown> | null>>();
-    const read = (chunk: number): Promise<Map<string, unknown> | null> | undefined => {
-      if (chunk * BULK_READ >= ids.length) return undefined;
-      let pending = reads.get(chunk);
-      if (!pending) {
-        const keys = ids.slice(chunk * BULK_READ, (chunk + 1) * BULK_READ).map((id) => `${SESSION_PREFIX}${id}`);
-        pending = this.#host.kv.get(keys, "json").catch((err: unknown) => {
+    const reads: Promise<Map<string, unknown> | null>[] = [];
+    const read = (chunk: number) =>
+      (reads[chunk] ??= this.#host.kv
+        .get(
+          ids.slice(chunk * BULK_READ, (chunk + 1) * BULK_READ).map((id) => this.#store.key(id)),
+          "json",
+        )
+        .catch((err: unknown) => {
           console.error("gatehouse: KV read failed during a membership rewrite; will retry", err);
           return null;
-        });
-        reads.set(chunk, pending);
-      }
-      return pending;
-    };
+        }));
     const finished: Job[] = [];
     await inPool(ids, PUT_PARALLELISM, async (id, index) => {
       const chunk = Math.floor(index / BULK_READ);
-      const records = await read(chunk)!;
-      read(chunk + 1);
+      const records = await read(chunk);
+      if ((chunk + 1) * BULK_READ < ids.length) void read(chunk + 1);
       if (records === null) {
         this.#failed(id, giveUp);
         result.failed = true;
         return;
       }
-      const outcome = await this.#rewrite(id, records.get(`${SESSION_PREFIX}${id}`) ?? null, giveUp, finished);
+      const outcome = await this.#rewrite(id, records.get(this.#store.key(id)) ?? null, giveUp, finished);
       if (outcome === "written") result.rewritten++;
       if (outcome === "failed") result.failed = true;
     });
