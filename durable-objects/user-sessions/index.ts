@@ -24,19 +24,21 @@ import { deviceKey, listDevices, noteDevice, pruneDevices } from "./devices";
 import {
   CLOSE_INTERNAL_ERROR,
   closedSocket,
+  credentialOf,
   INTERNAL_ERROR_REASON,
   internalError,
-  MAX_PENDING,
+  isUpgrade,
+  joinedOf,
+  type LiveCredential,
+  type LiveState,
+  liveTags,
   notifyRevoked,
   notifyUpdated,
-  PENDING_TAG,
-  PENDING_TTL_MS,
   partyRequest,
-  RECORD_HEADER,
-  RECORD_TAG,
-  SESSION_HEADER,
+  refusedUpgrade,
   sessionsChanged,
-  TICKET_HEADER,
+  sessionTag,
+  stateOf,
 } from "./live";
 import type { Membership } from "./memberships";
 import { CLOSE_SESSION_INACTIVE, encodeMessage } from "./messages";
@@ -64,9 +66,6 @@ import {
 } from "./schema";
 import { consumeTicket, mintTicket, TICKET_TTL_MS } from "./tickets";
 import { appendEvent, DEFAULT_RETENTION_MS, type NewEvent, pageTimeline, pruneTimeline } from "./timeline";
-
-/** What a tab's connection carries: its session once joined (by cookie or ticket), or that it waits for a ticket. */
-type ConnectionState = { sessionId?: string; pending?: boolean; since?: number };
 
 export interface UserSessionsEnv {
   /** The session KV namespace, under the binding name in `UserSessions.sessionsBinding` (default SESSIONS). */
@@ -511,58 +510,46 @@ export class UserSessions extends Server<ServerEnv> {
   // ---- partyserver hooks --------------------------------------------------
 
   /**
-   * Only the upgrade, the path and our session header reach partyserver: its own control headers
-   * (`x-partykit-props`, `x-partykit-room`, …) are never taken from a request, so nothing a client
-   * could have slipped past a worker is parsed here.
+   * Admits an upgrade before partyserver sees it: the socket is accepted only with a credential
+   * this object confirms (a session the worker verified that is active here, or a live ticket
+   * spent now); anything else is refused without a socket. partyserver then sees a request this
+   * object built (see `partyRequest`): no query, header or connection id of the client's.
    *
-   * partyserver answers a throw during setup (no name, a tag or connection workerd refuses, …) with
-   * the stack: sent over a fresh socket when `Upgrade` is exactly `websocket`, else as a 500 body.
-   * We pass the token as `WebSocket` (case-insensitive, RFC 6455 §4.1; partyserver routes on the
-   * lowercased value), so such a failure always comes back as a 5xx we can replace: a socket closed
-   * with 1011 and a generic reason, or a generic 500. The stack goes to the log only.
+   * partyserver answers a throw during setup (a tag or connection workerd refuses, …) with the
+   * stack: sent over a fresh socket when `Upgrade` is exactly `websocket`, else as a 500 body. We
+   * pass the token as `WebSocket` (case-insensitive, RFC 6455 §4.1), so such a failure always
+   * comes back as a 5xx we replace: a socket closed with 1011 and a generic reason, or a generic
+   * 500. The stack goes to the log only.
    */
   override async fetch(request: Request): Promise<Response> {
-    const party = partyRequest(request);
+    const upgrade = isUpgrade(request);
     try {
-      const response = await super.fetch(party.request);
+      const joined = upgrade ? await this.#admit(credentialOf(request)) : null;
+      if (upgrade && !joined) return refusedUpgrade();
+      const response = await super.fetch(partyRequest(request, joined));
       if (response.status < 500 || response.webSocket) return response;
       // partyserver's own error answer: its body is the stack (already logged by partyserver).
       await response.body?.cancel();
     } catch (err) {
       console.error("gatehouse: session object fetch failed", err instanceof Error ? err.message : err);
     }
-    return party.upgrade ? closedSocket() : internalError();
+    return upgrade ? closedSocket() : internalError();
   }
 
   override getConnectionTags(_connection: Connection, ctx: ConnectionContext): string[] {
-    if (ctx.request.headers.get(TICKET_HEADER) === "1") return [PENDING_TAG];
-    const sessionId = ctx.request.headers.get(SESSION_HEADER);
-    const record = ctx.request.headers.get(RECORD_HEADER) === "1" ? [RECORD_TAG] : [];
-    return sessionId ? [`s:${sessionId}`, ...record] : [];
+    return liveTags(joinedOf(ctx.request));
   }
 
   override onConnect(connection: Connection, ctx: ConnectionContext): void {
     try {
-      if (ctx.request.headers.get(TICKET_HEADER) === "1") {
-        // A tab of another site: it joins a session with its first message, a ticket.
-        const now = objectNow();
-        connection.setState({ pending: true, since: now });
-        // At most MAX_PENDING wait, each at most PENDING_TTL_MS: older or surplus ones are closed.
-        const waiting = [...this.getConnections<ConnectionState>(PENDING_TAG)].filter((c) => c.state?.pending === true);
-        const surplus = Math.max(0, waiting.length - MAX_PENDING);
-        waiting.forEach((stale, i) => {
-          if (i < surplus || now - Number(stale.state?.since ?? now) > PENDING_TTL_MS) {
-            stale.close(CLOSE_SESSION_INACTIVE, "no ticket");
-          }
-        });
-        return;
-      }
-      const sessionId = ctx.request.headers.get(SESSION_HEADER);
-      if (!sessionId || !this.isActive(sessionId)) {
+      const joined = joinedOf(ctx.request);
+      if (!joined) {
         connection.close(CLOSE_SESSION_INACTIVE, "session inactive");
         return;
       }
-      connection.setState({ sessionId });
+      connection.setState(joined);
+      // A tab of another site learns that its ticket was taken.
+      if (joined.via === "ticket") connection.send(encodeMessage({ type: "live.ready", sessionId: joined.sessionId }));
     } catch (err) {
       // Never partyserver's answer to a throw (the stack, sent over the socket): a generic close.
       console.error("gatehouse: live connection setup failed", err instanceof Error ? err.message : err);
@@ -579,18 +566,8 @@ export class UserSessions extends Server<ServerEnv> {
     }
   }
 
-  override async onMessage(
-    connection: Connection<ConnectionState>,
-    message: string | ArrayBuffer | ArrayBufferView,
-  ): Promise<void> {
-    if (connection.state?.pending === true) {
-      if (objectNow() - Number(connection.state.since ?? 0) > PENDING_TTL_MS) {
-        connection.close(CLOSE_SESSION_INACTIVE, "ticket refused");
-        return;
-      }
-      return this.#redeem(connection, message);
-    }
-    if (message === "ping") connection.send(encodeMessage({ type: "pong", at: new Date() }));
+  override onMessage(connection: Connection, message: string | ArrayBuffer | ArrayBufferView): void {
+    if (message === "ping" && stateOf(connection)) connection.send(encodeMessage({ type: "pong", at: new Date() }));
   }
 
   /**
@@ -603,33 +580,14 @@ export class UserSessions extends Server<ServerEnv> {
   }
 
   /**
-   * A live ticket for one of this user's active sessions: minted when a consuming app renders a
-   * page, spent by the first message of that page's socket (`{"type":"ticket","ticket":"…"}`).
-   * Null when the session is not active here.
+   * A live ticket's nonce for one of this user's active sessions: minted when a consuming app
+   * renders a page; the worker signs it (with the user and expiry), the page's socket presents it
+   * in its upgrade, and `fetch` spends it once. Null when the session is not active here.
    */
   async mintTicket(sessionId: string): Promise<{ ticket: string; expiresAt: number } | null> {
     const now = objectNow();
     if (!this.isActive(sessionId, now)) return null;
     return { ticket: await mintTicket(this.ctx.storage.sql, sessionId, now), expiresAt: now + TICKET_TTL_MS };
-  }
-
-  /** A waiting tab's first message: a valid ticket joins it to its session, anything else closes it. */
-  async #redeem(connection: Connection<ConnectionState>, message: string | ArrayBuffer | ArrayBufferView) {
-    let ticket: unknown = null;
-    try {
-      if (typeof message === "string" && message.length <= 256)
-        ticket = (JSON.parse(message) as { ticket?: unknown }).ticket;
-    } catch {
-      // not JSON: refused below
-    }
-    const sessionId =
-      typeof ticket === "string" ? await consumeTicket(this.ctx.storage.sql, ticket, objectNow()) : null;
-    if (!sessionId || !this.isActive(sessionId)) {
-      connection.close(CLOSE_SESSION_INACTIVE, "ticket refused");
-      return;
-    }
-    connection.setState({ sessionId });
-    connection.send(encodeMessage({ type: "live.ready", sessionId }));
   }
 
   override onRequest(): Response {
@@ -650,6 +608,7 @@ export class UserSessions extends Server<ServerEnv> {
     }
     // One invocation's KV budget is shared: the rewrites get what the deletes left.
     await this.#rewrites.drain(rewriteLimit(Math.min(deletes, this.#batch), this.#rewriteBatch));
+    this.#closeEnded(now);
     sql.exec("DELETE FROM sessions WHERE expires_at <= ?", now);
     sql.exec("DELETE FROM tombstones WHERE expires_at <= ?", now);
     purgeProviderEventState(sql, now);
@@ -691,8 +650,7 @@ export class UserSessions extends Server<ServerEnv> {
     // Same commit as the rows above (no await in between): a crash from here on resumes the KV writes.
     this.#scheduleAlarm(options.inlineKv !== false);
     const socketsClosed = notifyRevoked(
-      // Joined tabs only: one still waiting for its ticket learns nothing of the session.
-      this.#joined() as Iterable<Connection<{ sessionId: string }>>,
+      this.#joined(ids.length === 1 && options.everyone !== true ? ids[0] : undefined),
       ids,
       reason,
       now,
@@ -736,7 +694,8 @@ export class UserSessions extends Server<ServerEnv> {
     if (!stored) return null;
     enqueueDeliveries(sql, stored.seq, this.#destinations, event.at);
     const message = encodeMessage({ type: "timeline.appended", event: stored });
-    for (const connection of this.getConnections(RECORD_TAG)) connection.send(message);
+    // Only sockets this object admitted with the record (the user's own cookie, from our pages).
+    for (const connection of this.#joined()) if (stateOf(connection)?.record === true) connection.send(message);
     // A caller that schedules the alarm itself, in the same synchronous block, passes false.
     if (schedule) this.#scheduleAlarm();
     return stored;
@@ -758,12 +717,50 @@ export class UserSessions extends Server<ServerEnv> {
     for (const connection of this.#joined()) connection.send(message);
   }
 
-  /** The tabs that joined a session (of `sessionId`, or any): by cookie, or by a redeemed ticket. */
-  *#joined(sessionId?: string): Generator<Connection<ConnectionState>> {
-    for (const connection of this.getConnections<ConnectionState>()) {
-      const joined = connection.state?.sessionId ?? connection.tags.find((t) => t.startsWith("s:"))?.slice(2);
+  /** The sockets joined to a session (to `sessionId`, or any): every accepted socket, by its admitted state. */
+  *#joined(sessionId?: string): Generator<Connection> {
+    const sockets = sessionId === undefined ? this.getConnections() : this.getConnections(sessionTag(sessionId));
+    for (const connection of sockets) {
+      const joined = stateOf(connection)?.sessionId;
       if (joined && (sessionId === undefined || joined === sessionId)) yield connection;
     }
+  }
+
+  /** The join an upgrade's credential earns here, or null: a ticket is spent whatever the answer. */
+  async #admit(credential: LiveCredential): Promise<LiveState | null> {
+    if (!credential) return null;
+    const now = objectNow();
+    if (credential.kind === "ticket") {
+      const sessionId = await consumeTicket(this.ctx.storage.sql, credential.nonce, now);
+      return sessionId && this.isActive(sessionId, objectNow()) ? { sessionId, record: false, via: "ticket" } : null;
+    }
+    return this.isActive(credential.sessionId, now)
+      ? { sessionId: credential.sessionId, record: credential.record, via: "cookie" }
+      : null;
+  }
+
+  /**
+   * Closes every socket whose session is no longer active here (expired, or ended by a kill switch
+   * the object was told of), and any socket that joined no session: run by the alarm, which fires
+   * at the earliest session expiry, so no socket outlives its credential by more than that.
+   */
+  #closeEnded(now: number): number {
+    const keep = new Set<WebSocket>();
+    for (const connection of this.#joined()) {
+      if (this.isActive(stateOf(connection)!.sessionId, now)) keep.add(connection);
+    }
+    let closed = 0;
+    // Every socket the runtime holds for this object, partyserver's or not.
+    for (const socket of this.ctx.getWebSockets()) {
+      if (keep.has(socket)) continue;
+      try {
+        socket.close(CLOSE_SESSION_INACTIVE, "session inactive");
+        closed++;
+      } catch {
+        // Already gone.
+      }
+    }
+    return closed;
   }
 
   /** Deletes up to one batch of pending KV records; returns how many are still pending. */

@@ -2,9 +2,11 @@
  * @module
  * Live tickets: how a tab on another site joins its session's live channel. The session cookie is
  * `SameSite=Lax`, so a page of a consuming app on another site cannot send it to the auth worker's
- * socket; the app mints a ticket over RPC when it renders the page, and the tab sends it as the
- * socket's first message (never in a URL). A ticket is 32 random bytes, kept here only as its
- * SHA-256, bound to one session, single-use, and valid for `TICKET_TTL_MS`. Storage only.
+ * socket; the app mints a ticket over RPC when it renders the page, and the tab presents it in its
+ * upgrade (`Sec-WebSocket-Protocol`, never in a URL). The nonce minted here is 32 random bytes,
+ * kept only as its SHA-256, bound to one session, single-use, and valid for `TICKET_TTL_MS`; the
+ * worker signs it with the user and expiry (workers/auth/session/live-ticket.ts), so an upgrade
+ * without a valid one never reaches this object. Storage only.
  */
 
 /** How long a minted ticket can be used. */

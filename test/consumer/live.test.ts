@@ -54,7 +54,7 @@ describe("the live channel in the consumer's pages", () => {
     expect(script!.data).toMatchObject({
       channel: expect.stringMatching(new RegExp(`^wss?://.+/parties/user-sessions/${ada.id}$`)),
       user: ada.id,
-      ticket: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      ticket: expect.stringMatching(/^[A-Za-z0-9_-]{43}\.\d+\.[A-Za-z0-9_-]{43}$/),
       "ticket-url": "/__gatehouse/live-ticket",
       "signed-out": `${auth}/auth/signed-out`,
     });
@@ -91,7 +91,9 @@ describe("the live channel in the consumer's pages", () => {
     const ok = await ticketRequest(cookie);
     expect(ok.status).toBe(200);
     expect(ok.headers.get("Cache-Control")).toBe("no-store");
-    expect(await ok.json()).toMatchObject({ ticket: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    expect(await ok.json()).toMatchObject({
+      ticket: expect.stringMatching(/^[A-Za-z0-9_-]{43}\.\d+\.[A-Za-z0-9_-]{43}$/),
+    });
     expect((await ticketRequest(cookie, {})).status).toBe(403); // a form or another site: no custom header
     expect((await ticketRequest(cookie, { "X-Gatehouse-Live": "1", "Sec-Fetch-Site": "cross-site" })).status).toBe(403);
     expect((await ticketRequest(undefined)).status).toBe(401);

@@ -4,6 +4,7 @@
  * stack trace included, came back over the WebSocket. The live route now builds the request the
  * object sees; the object itself ignores partyserver's control headers and never sends a stack.
  */
+import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { UserSessions } from "../../durable-objects/user-sessions";
@@ -106,23 +107,30 @@ describe("finding 2: the live channel sees only what the worker decided", () => 
 describe("finding 2: a failure inside the object's socket setup reaches no client", () => {
   // partyserver answers a throw during setup with `{"error": err.stack}` over the socket (or the
   // stack as a 500 body). These provoke two such throws with the real runtime and the real class.
-  it("an object without a name (partyserver cannot tell its room) closes with 1011 and nothing else", async () => {
+  it("an object without a name refuses an upgrade before partyserver, and answers a plain request a generic 500", async () => {
     const unnamed = env.USER_SESSIONS.get(env.USER_SESSIONS.newUniqueId());
     const tab = await open(unnamed.fetch(`${ORIGIN}/parties/user-sessions/x`, { headers: { Upgrade: "websocket" } }));
-    expect(tab.status).toBe(101);
-    expect(await tab.closed).toEqual({ code: 1011, reason: "internal error" });
-    expect(tab.frames).toEqual([]);
+    expect([tab.status, tab.ws]).toEqual([401, null]);
+    expect(tab.frames.join("")).not.toMatch(LEAK);
 
     const plain = await unnamed.fetch(`${ORIGIN}/parties/user-sessions/x`);
     expect(plain.status).toBe(500);
     expect(await plain.json()).toEqual({ error: "internal_error", message: "Internal Server Error" });
   });
 
-  it("a connection workerd refuses (a tag over 256 characters) closes with 1011 and nothing else", async () => {
+  it("a throw inside partyserver's setup of an admitted socket closes it with 1011 and nothing else", async () => {
+    const sessions = manager();
     const user = freshUser();
+    const { sessionId } = await newSession(sessions, user);
+    // The real object, with its tag hook made to throw as workerd does for a tag it refuses.
+    await runInDurableObject(objectOf(user), (instance) => {
+      instance.getConnectionTags = () => {
+        throw new Error("A connection tag must not exceed 256 characters at tags.ts:1:2");
+      };
+    });
     const tab = await open(
       objectOf(user).fetch(`${ORIGIN}/parties/user-sessions/${user}`, {
-        headers: { Upgrade: "websocket", "x-gatehouse-session": "a".repeat(300) },
+        headers: { Upgrade: "websocket", "x-gatehouse-session": sessionId },
       }),
     );
     expect(tab.status).toBe(101);
@@ -146,7 +154,7 @@ describe("the security record over the live channel (issue 17)", () => {
           }),
           env.USER_SESSIONS,
           sessions,
-          { allowedOrigins: ["https://app.example.com"] },
+          { ownOrigin: ORIGIN, allowedOrigins: ["https://app.example.com"] },
         ),
       );
     const own = await connect(ORIGIN);

@@ -1,10 +1,13 @@
 /**
- * Issue 18: a tab of a consuming app on another site joins its session's live channel with a
- * ticket the app minted over RPC (the SameSite=Lax cookie cannot come along). The ticket is the
- * socket's first message, single-use, short-lived, bound to one session of one user; a tab without
- * one hears nothing and cannot stay; a revocation reaches the tab that joined with it.
+ * Issues 18 and 25: a tab of a consuming app on another site joins its session's live channel with
+ * a ticket the app minted over RPC (the SameSite=Lax cookie cannot come along). The ticket travels
+ * in the upgrade itself (`Sec-WebSocket-Protocol: gatehouse-live, gatehouse-ticket.<ticket>`),
+ * signed for one user and checked by the worker before any object is reached; the object spends
+ * it once. A socket without a valid one is never accepted, so it can hear nothing.
  */
-import { exports } from "cloudflare:workers";
+
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
 import { setObjectClock } from "gatehouse-workers/durable-objects";
 import { afterEach, describe, expect, it } from "vitest";
 import { TICKET_TTL_MS } from "../../durable-objects/user-sessions/tickets";
@@ -14,6 +17,7 @@ const APP = "https://app.example.com";
 
 interface Tab {
   status: number;
+  protocol: string | null;
   frames: string[];
   ws: WebSocket | null;
   closed: Promise<{ code: number; reason: string }>;
@@ -21,22 +25,36 @@ interface Tab {
   next(type: string): Promise<string>;
 }
 
-/** A socket to `userId`'s channel from `origin`, without any cookie (a page of another site). */
-async function connect(userId: string, origin = APP, cookie?: string, query = ""): Promise<Tab> {
-  const res = await exports.default.fetch(`${ORIGIN}/parties/user-sessions/${userId}${query}`, {
-    headers: { Upgrade: "websocket", Origin: origin, ...(cookie ? { Cookie: cookie } : {}) },
+/** A socket to `userId`'s channel from `origin` (a page of another site by default), with the ticket as a subprotocol. */
+async function connect(
+  userId: string,
+  ticket: string | null,
+  options: { origin?: string; cookie?: string; query?: string; protocols?: string } = {},
+): Promise<Tab> {
+  const protocols = options.protocols ?? (ticket === null ? undefined : `gatehouse-live, gatehouse-ticket.${ticket}`);
+  const res = await exports.default.fetch(`${ORIGIN}/parties/user-sessions/${userId}${options.query ?? ""}`, {
+    headers: {
+      Upgrade: "websocket",
+      Origin: options.origin ?? APP,
+      ...(options.cookie ? { Cookie: options.cookie } : {}),
+      ...(protocols ? { "Sec-WebSocket-Protocol": protocols } : {}),
+    },
   });
   const frames: string[] = [];
   const waiters: { type: string; resolve: (frame: string) => void }[] = [];
   const ws = res.webSocket;
-  if (!ws)
+  const protocol = res.headers.get("Sec-WebSocket-Protocol");
+  if (!ws) {
+    await res.body?.cancel();
     return {
       status: res.status,
+      protocol,
       frames,
       ws,
       closed: Promise.resolve({ code: 0, reason: "" }),
       next: () => new Promise(() => {}),
     };
+  }
   ws.accept();
   ws.addEventListener("message", (e) => {
     const frame = String(e.data);
@@ -51,6 +69,7 @@ async function connect(userId: string, origin = APP, cookie?: string, query = ""
   );
   return {
     status: res.status,
+    protocol,
     frames,
     ws,
     closed,
@@ -61,126 +80,158 @@ async function connect(userId: string, origin = APP, cookie?: string, query = ""
   };
 }
 
-const within = <T>(promise: Promise<T>, ms = 2_000) =>
+const within = <T>(promise: Promise<T>, ms = 5_000) =>
   Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error("timed out")), ms))]);
+
+const objectOf = (user: string) => env.USER_SESSIONS.get(env.USER_SESSIONS.idFromName(user));
 
 afterEach(() => setObjectClock(null));
 
 describe("live tickets (a tab of another site)", () => {
-  it("joins with a minted ticket as its first message, then hears its session's revocation", async () => {
+  it("joins with a minted ticket in its upgrade, is told the subprotocol, then hears its session's revocation", async () => {
     const sessions = manager();
     const user = freshUser();
     const { sessionId, cookie } = await newSession(sessions, user);
     const minted = await sessions.liveTicket(cookie);
     expect(minted).toMatchObject({ userId: user, sessionId });
-    expect(minted!.ticket).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(minted!.ticket).toMatch(/^[A-Za-z0-9_-]{43}\.\d+\.[A-Za-z0-9_-]{43}$/);
 
-    const tab = await connect(user);
+    const tab = await connect(user, minted!.ticket);
     expect(tab.status).toBe(101);
-    tab.ws!.send(JSON.stringify({ type: "ticket", ticket: minted!.ticket }));
+    expect(tab.protocol).toBe("gatehouse-live");
     expect(await within(tab.next("live.ready"))).toContain(sessionId);
     await sessions.revokeSession(sessionId);
     expect(await within(tab.next("session.revoked"))).toContain(sessionId);
     expect((await within(tab.closed)).code).toBe(4001);
   });
 
-  it("a ticket works once: a second tab presenting it is closed, and hears nothing", async () => {
+  it("a ticket works once: a second upgrade presenting it is refused without a socket", async () => {
     const sessions = manager();
     const user = freshUser();
     const { cookie } = await newSession(sessions, user);
     const { ticket } = (await sessions.liveTicket(cookie))!;
-    const first = await connect(user);
-    first.ws!.send(JSON.stringify({ type: "ticket", ticket }));
+    const first = await connect(user, ticket);
     await within(first.next("live.ready"));
-    const second = await connect(user);
-    second.ws!.send(JSON.stringify({ type: "ticket", ticket }));
-    expect(await within(second.closed)).toEqual({ code: 4003, reason: "ticket refused" });
-    expect(second.frames).toEqual([]);
+    const second = await connect(user, ticket);
+    expect([second.status, second.ws]).toEqual([401, null]);
   });
 
-  it("refuses an expired ticket, another user's ticket, a guessed one, and anything but a ticket first", async () => {
+  it("refuses an expired ticket, another user's, a tampered or unsigned one, and one in the URL", async () => {
     const sessions = manager();
     const [alice, bob] = [freshUser(), freshUser()];
     const a = await newSession(sessions, alice);
     const b = await newSession(sessions, bob);
 
+    // Expired by the object's clock (the worker's clock still accepts it): the object refuses it.
     const stale = (await sessions.liveTicket(a.cookie))!.ticket;
     setObjectClock(() => Date.now() + TICKET_TTL_MS + 1);
-    const late = await connect(alice);
-    late.ws!.send(JSON.stringify({ type: "ticket", ticket: stale }));
-    expect((await within(late.closed)).code).toBe(4003);
+    expect((await connect(alice, stale)).status).toBe(401);
     setObjectClock(null);
 
+    const good = (await sessions.liveTicket(a.cookie))!.ticket;
+    const [nonce, expiry, signature] = good.split(".") as [string, string, string];
     const bobs = (await sessions.liveTicket(b.cookie))!.ticket;
-    const wrongUser = await connect(alice);
-    wrongUser.ws!.send(JSON.stringify({ type: "ticket", ticket: bobs }));
-    expect((await within(wrongUser.closed)).code).toBe(4003);
-
-    for (const first of ["ping", JSON.stringify({ type: "ticket", ticket: "A".repeat(43) }), "{not json"]) {
-      const tab = await connect(alice);
-      tab.ws!.send(first);
-      expect((await within(tab.closed)).code, first).toBe(4003);
-      expect(tab.frames).toEqual([]);
+    const refused = [
+      bobs, // signed for Bob, presented on Alice's channel
+      nonce, // the object's nonce alone, unsigned
+      `${nonce}.${Number(expiry) + 60_000}.${signature}`, // a later expiry than was signed
+      `${"A".repeat(43)}.${expiry}.${signature}`, // another nonce under the same signature
+      `${nonce}.1.${signature}`, // long expired
+      "A".repeat(43),
+      "",
+    ];
+    for (const ticket of refused) {
+      const tab = await connect(alice, ticket);
+      expect([tab.status, tab.ws], ticket).toEqual([401, null]);
     }
+    // In the URL, as a query: not a ticket at all (and `join=ticket` grants nothing).
+    const inUrl = await connect(alice, null, { query: `?join=ticket&ticket=${good}` });
+    expect([inUrl.status, inUrl.ws]).toEqual([401, null]);
+    // The good ticket was not spent by any of that.
+    expect((await connect(alice, good)).status).toBe(101);
   });
 
-  it("a tab waiting for its ticket hears nothing of the session meanwhile", async () => {
+  it("`?join=ticket` chooses the ticket path even with the user's own cookie: without a ticket, no socket", async () => {
     const sessions = manager();
     const user = freshUser();
     const { cookie } = await newSession(sessions, user);
-    const waiting = await connect(user);
-    await newSession(sessions, user); // sessions.changed and a timeline event for joined tabs
-    const { ticket } = (await sessions.liveTicket(cookie))!;
-    waiting.ws!.send(JSON.stringify({ type: "ticket", ticket }));
-    await within(waiting.next("live.ready"));
-    expect(waiting.frames.map((f) => /"type":"([a-z.]+)"/.exec(f)?.[1])).toEqual(["live.ready"]);
+    for (const origin of [APP, ORIGIN]) {
+      const tab = await connect(user, null, { origin, cookie, query: "?join=ticket&_pk=record" });
+      expect([tab.status, tab.ws], origin).toEqual([401, null]);
+    }
+  });
+
+  it("a ticket-joined tab never hears the security record, even one that names the record tag", async () => {
+    const sessions = manager();
+    const user = freshUser();
+    const { cookie } = await newSession(sessions, user);
+    const tab = await connect(user, (await sessions.liveTicket(cookie))!.ticket, { query: "?_pk=record" });
+    await within(tab.next("live.ready"));
+    await newSession(sessions, user, { ip: "203.0.113.9" }); // a sign-in: sessions.changed and a timeline event
+    await within(tab.next("sessions.changed"));
+    expect(tab.frames.join("")).not.toContain("timeline.appended");
+    expect(tab.frames.join("")).not.toContain("203.0.113.9");
   });
 
   it("no ticket for a revoked session; a site outside AUTH_RETURN_ORIGINS cannot open a socket at all", async () => {
     const sessions = manager();
     const user = freshUser();
     const { sessionId, cookie } = await newSession(sessions, user);
+    const early = (await sessions.liveTicket(cookie))!.ticket;
     await sessions.revokeSession(sessionId);
     expect(await sessions.liveTicket(cookie)).toBeNull();
-    expect((await connect(user, "https://evil.example")).status).toBe(403);
+    // A ticket minted before the revocation is spent for nothing: its session is over.
+    expect((await connect(user, early)).status).toBe(401);
+    expect((await connect(user, early, { origin: "https://evil.example" })).status).toBe(403);
   });
 
-  it("a page that says it joins with a ticket (?join=ticket) waits for it even when its cookie comes along", async () => {
-    const sessions = manager();
-    const user = freshUser();
-    const { sessionId, cookie } = await newSession(sessions, user);
-    const tab = await connect(user, APP, cookie, "?join=ticket");
-    expect(tab.status).toBe(101);
-    await newSession(sessions, user);
-    tab.ws!.send(JSON.stringify({ type: "ticket", ticket: (await sessions.liveTicket(cookie))!.ticket }));
-    expect(await within(tab.next("live.ready"))).toContain(sessionId);
-    expect(tab.frames).toHaveLength(1);
+  it("an upgrade without a credential to a made-up user is refused by the route (the object is never asked)", async () => {
+    const made = freshUser();
+    for (const query of ["", "?join=ticket", "?join=ticket&_pk=record", "?_pk=pending"]) {
+      const tab = await connect(made, null, { query });
+      expect(tab.status).toBe(401);
+    }
+    const forged = await connect(made, `${"A".repeat(43)}.${Date.now() + 60_000}.${"B".repeat(43)}`);
+    expect(forged.status).toBe(401);
+    // That no object is created on disk is checked against wrangler dev (test/e2e/live-attack.test.ts).
   });
+});
 
-  it("a tab that waits more than 10 s for its ticket is closed; a waiting tab never hears a sign-out everywhere", async () => {
+describe("sockets outlive no credential (the alarm)", () => {
+  it("a socket whose session has expired is closed by the object's alarm, without a message from the client", async () => {
     const sessions = manager();
     const user = freshUser();
     const { cookie } = await newSession(sessions, user);
-    const slow = await connect(user);
-    const { ticket } = (await sessions.liveTicket(cookie))!;
-    setObjectClock(() => Date.now() + 10_001);
-    slow.ws!.send(JSON.stringify({ type: "ticket", ticket }));
-    expect((await within(slow.closed)).code).toBe(4003);
-    setObjectClock(null);
-
-    const waiting = await connect(user);
-    const result = await sessions.revokeUser(user);
-    expect(result.socketsClosed).toBe(0);
-    waiting.ws!.send("ping"); // not a ticket: closed, and it heard nothing before
-    await within(waiting.closed);
-    expect(waiting.frames).toEqual([]);
+    const tab = await connect(user, (await sessions.liveTicket(cookie))!.ticket);
+    await within(tab.next("live.ready"));
+    // Past the session's absolute end, by the object's clock: the alarm (due at the earliest expiry) closes it.
+    setObjectClock(() => Date.now() + 400 * 24 * 3600 * 1000);
+    expect(await runDurableObjectAlarm(objectOf(user))).toBe(true);
+    expect(await within(tab.closed)).toEqual({ code: 4003, reason: "session inactive" });
+    expect(tab.frames.some((f) => f.includes("timeline.appended"))).toBe(false);
   });
 
-  it("keeps at most 32 tabs waiting for a ticket: a newer one closes the oldest", async () => {
+  it("a socket that joined no session (accepted by any other path) is closed by the alarm", async () => {
+    const sessions = manager();
     const user = freshUser();
-    await newSession(manager(), user);
-    const tabs: Tab[] = [];
-    for (let i = 0; i < 33; i++) tabs.push(await connect(user));
-    expect((await within(tabs[0]!.closed)).code).toBe(4003);
+    const { cookie } = await newSession(sessions, user);
+    const joined = await connect(user, (await sessions.liveTicket(cookie))!.ticket);
+    await within(joined.next("live.ready"));
+    // A socket the object holds without an admitted join (as an earlier version's waiting tab was),
+    // even one tagged with the record's old tag: made inside the object, where its I/O belongs.
+    const open = (state: DurableObjectState) =>
+      state.getWebSockets().filter((ws) => ws.readyState === WebSocket.OPEN && ws.deserializeAttachment() === null);
+    await runInDurableObject(objectOf(user), (_instance, state) => {
+      const { 1: server } = new WebSocketPair();
+      state.acceptWebSocket(server, ["record"]);
+      expect(open(state)).toHaveLength(1);
+    });
+    expect(await runDurableObjectAlarm(objectOf(user))).toBe(true);
+    await runInDurableObject(objectOf(user), (_instance, state) => {
+      expect(open(state)).toHaveLength(0);
+    });
+    expect(joined.frames.some((f) => f.includes("session.revoked"))).toBe(false);
+    // The joined tab is still there.
+    expect((await objectOf(user).stats()).sockets).toBe(1);
   });
 });

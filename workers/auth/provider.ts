@@ -9,7 +9,7 @@
 
 import type { Context, MiddlewareHandler } from "hono";
 import type { Application } from "../../client-sdk/core/application";
-import { Token } from "../../client-sdk/core/container";
+import { type Container, Token } from "../../client-sdk/core/container";
 import { toHono } from "../../client-sdk/core/middleware";
 import { ServiceProvider } from "../../client-sdk/core/provider";
 import { waitUntilOf } from "../../client-sdk/core/wait-until";
@@ -64,6 +64,15 @@ export interface AuthConfig {
 export const DEFAULT_RECENT_AUTH_MAX_AGE = 300;
 
 export const AuthConfigToken = new Token<AuthConfig>("AuthConfig");
+
+/**
+ * This worker's public origin: the one its callback URL (`auth.redirectUrl`) names. Every absolute
+ * URL of ours and the "this site" of every origin check come from it, never from the request's
+ * `Host`, which a client may set to anything.
+ */
+export function publicOrigin(container: Pick<Container, "resolve">): string {
+  return new URL(container.resolve(AuthConfigToken).redirectUrl).origin;
+}
 
 export interface AuthServiceProviderOptions {
   /** `auth.redirectUrl`; default `env.AUTH_REDIRECT_URL`. */
@@ -186,7 +195,10 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
     let csrf: MiddlewareHandler | undefined;
     const csrfGuard = (): MiddlewareHandler => {
       csrf ??= toHono(
-        new CsrfMiddleware(c.resolve(SessionManager), { allowedOrigins: c.resolve(AuthConfigToken).returnOrigins }),
+        new CsrfMiddleware(c.resolve(SessionManager), {
+          origin: publicOrigin(c),
+          allowedOrigins: c.resolve(AuthConfigToken).returnOrigins,
+        }),
       );
       return csrf;
     };
@@ -197,7 +209,7 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
         waitUntil: waitUntilOf(ctx),
       });
     app.hono.get("/auth/logout", (ctx) =>
-      isOwnLogoutNavigation(ctx.req.raw, c.resolve(AuthConfigToken).returnOrigins)
+      isOwnLogoutNavigation(ctx.req.raw, publicOrigin(c), c.resolve(AuthConfigToken).returnOrigins)
         ? logout(ctx)
         : logoutConfirmPage(ctx.req.raw, csrfToken(ctx.req.raw)),
     );

@@ -37,6 +37,8 @@ export interface E2EStack {
   screenshotDir: string;
   /** The auth worker's admin token for this run (the benchmarks revoke through the admin API). */
   adminToken: string;
+  /** Where `wrangler dev` keeps the auth worker's local state (its Durable Objects' SQLite files). */
+  authStateDir: string;
 }
 
 export interface RunningStack extends E2EStack {
@@ -94,13 +96,14 @@ export async function startStack(): Promise<RunningStack> {
     // One state directory per worker: two workerd processes starting at once on one directory
     // race on its SQLite files (seen in CI as SQLITE_BUSY at start-up). Our two workers find each
     // other in a private registry, and nobody else's `gatehouse-auth` does.
+    const stateDir = (name: string) => join(work, `state-${name}`);
     const wrangler = (name: string, port: number, envFile: string, config?: string) =>
       startWranglerDev({
         name,
         cwd: root,
         ...(config ? { config } : {}),
         port,
-        persistTo: join(work, `state-${name}`),
+        persistTo: stateDir(name),
         registry: join(work, "registry"),
         envFile,
         logFile: join(outDir, "logs", `${name}.log`),
@@ -119,7 +122,15 @@ export async function startStack(): Promise<RunningStack> {
 
     await waitUntilReady(auth, () => answers200(`${authUrl}/health`), "GET /health answered 200");
     await waitUntilReady(consumer, () => bindingConnected(consumerUrl), "the AUTH service binding connected");
-    return { authUrl, consumerUrl, idpUrl: idp.url, screenshotDir: outDir, adminToken, stop };
+    return {
+      authUrl,
+      consumerUrl,
+      idpUrl: idp.url,
+      screenshotDir: outDir,
+      adminToken,
+      authStateDir: stateDir("auth-worker"),
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;

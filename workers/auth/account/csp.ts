@@ -3,7 +3,8 @@
  * The Content-Security-Policy of the account pages: scripts from this origin
  * only (the live bundle), connections to this origin only (fetch and the
  * live WebSocket), inline `<style>` blocks allowed by their SHA-256 hash,
- * forms posting back here only, no framing. It never allows inline script.
+ * forms posting back here only, no framing. It never allows inline script,
+ * and names only the configured public origin (never the request's `Host`).
  */
 
 const styleHashes = new Map<string, string>();
@@ -20,10 +21,11 @@ async function styleHash(css: string): Promise<string> {
   return hash;
 }
 
-/** The policy for `html` served at `url`: each `<style>` block in it is allowed by hash. */
-export async function contentSecurityPolicy(html: string, url: URL): Promise<string> {
+/** The policy for `html` served by the worker whose public origin is `origin`: each `<style>` block in it is allowed by hash. */
+export async function contentSecurityPolicy(html: string, origin: string): Promise<string> {
   const styles = await Promise.all([...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => styleHash(m[1]!)));
   // 'self' covers same-origin ws:/wss: in CSP Level 3; the explicit origin keeps older browsers working.
+  const url = new URL(origin);
   const socketOrigin = `${url.protocol === "https:" ? "wss:" : "ws:"}//${url.host}`;
   return [
     "default-src 'none'",
@@ -37,11 +39,11 @@ export async function contentSecurityPolicy(html: string, url: URL): Promise<str
   ].join("; ");
 }
 
-/** Returns `response` (an HTML page) with the policy and its companion headers set. */
-export async function withContentSecurityPolicy(response: Response, url: URL): Promise<Response> {
+/** Returns `response` (an HTML page) with the policy and its companion headers set; `origin` is the worker's public one. */
+export async function withContentSecurityPolicy(response: Response, origin: string): Promise<Response> {
   const html = await response.text();
   const out = new Response(html, response);
-  out.headers.set("Content-Security-Policy", await contentSecurityPolicy(html, url));
+  out.headers.set("Content-Security-Policy", await contentSecurityPolicy(html, origin));
   out.headers.set("X-Content-Type-Options", "nosniff");
   out.headers.set("Referrer-Policy", "same-origin");
   return out;

@@ -16,7 +16,7 @@ import type { SessionPolicy } from "../../../client-sdk/protocol/security";
 import { isOrganizationId } from "../ids";
 import { currentSession } from "../middleware/context";
 import { csrfToken } from "../middleware/csrf";
-import { AuthConfigToken } from "../provider";
+import { AuthConfigToken, publicOrigin } from "../provider";
 import { authErrorPage, errorPage, escapeHtml, page, wantsJson } from "../routes/pages";
 import { siteHeader } from "../routes/site-header";
 import { resolvePolicy } from "../session/config";
@@ -63,7 +63,10 @@ export function registerOrganizationConsole<E extends object>(app: Application<E
       items ? `<ul>${items}</ul>` : `<p class="muted">You are not an admin of any organization.</p>`
     }`;
     const header = siteHeader({ user: me.user, csrf: csrfToken(c.req.raw) });
-    return withContentSecurityPolicy(page("Your organizations", body, 200, undefined, header), new URL(c.req.url));
+    return withContentSecurityPolicy(
+      page("Your organizations", body, 200, undefined, header),
+      publicOrigin(app.container),
+    );
   });
 
   app.hono.get(`${ORGANIZATIONS_PATH}/:organizationId`, async (c) => {
@@ -87,7 +90,7 @@ export function registerOrganizationConsole<E extends object>(app: Application<E
           undefined,
           siteHeader({ user: currentSession(request)!.user, csrf }),
         ),
-        new URL(request.url),
+        publicOrigin(app.container),
       );
     } catch (err) {
       return authErrorPage(request, err);

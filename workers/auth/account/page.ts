@@ -26,7 +26,8 @@ export interface AccountPageInput {
   csrf: string;
   /** A short confirmation for people ("Signed out 2 other sessions."), or null. */
   notice: string | null;
-  url: URL;
+  /** The worker's public origin (the CSP's socket source). */
+  origin: string;
 }
 
 function displayName(user: AppUser): string {
@@ -49,7 +50,7 @@ ${notice}<p id="signed-out" role="alert" hidden><strong>You were signed out</str
 </div>
 <script type="module" src="${LIVE_SCRIPT_PATH}"></script>`;
   const header = siteHeader({ user, csrf: input.csrf, current: "/account/sessions" });
-  return withContentSecurityPolicy(page("Your sessions", body, 200, undefined, header), input.url);
+  return withContentSecurityPolicy(page("Your sessions", body, 200, undefined, header), input.origin);
 }
 
 export interface ActivityPageInput {
@@ -61,7 +62,8 @@ export interface ActivityPageInput {
   /** True on the first page: the only one new events are added to live. */
   latest: boolean;
   csrf: string;
-  url: URL;
+  /** The worker's public origin (the CSP's socket source). */
+  origin: string;
 }
 
 export function activityPage(input: ActivityPageInput): Promise<Response> {
@@ -78,5 +80,5 @@ export function activityPage(input: ActivityPageInput): Promise<Response> {
 ${newest}${older}</div>
 <script type="module" src="${LIVE_SCRIPT_PATH}"></script>`;
   const header = siteHeader({ user, csrf: input.csrf, current: ACCOUNT_ACTIVITY_PATH });
-  return withContentSecurityPolicy(page("Account activity", body, 200, undefined, header), input.url);
+  return withContentSecurityPolicy(page("Account activity", body, 200, undefined, header), input.origin);
 }

@@ -20,6 +20,7 @@ import { isSessionId } from "../ids";
 import { AuthMiddleware } from "../middleware/auth";
 import { currentSession } from "../middleware/context";
 import { CsrfMiddleware, csrfToken } from "../middleware/csrf";
+import { publicOrigin } from "../provider";
 import { authErrorPage, errorPage, wantsJson } from "../routes/pages";
 import { type ResolvedSession, SessionManager } from "../session/session-manager";
 import { type ActivityBody, CURSOR_PATTERN } from "./activity-view";
@@ -47,7 +48,10 @@ export function registerAccountRoutes<E extends { USER_SESSIONS?: DurableObjectN
   const sessions = () => app.container.resolve(SessionManager);
   let guards: readonly [MiddlewareHandler, MiddlewareHandler] | undefined;
   const guard = () =>
-    (guards ??= [toHono(new AuthMiddleware(sessions())), toHono(new CsrfMiddleware(sessions()))] as const);
+    (guards ??= [
+      toHono(new AuthMiddleware(sessions())),
+      toHono(new CsrfMiddleware(sessions(), { origin: publicOrigin(app.container) })),
+    ] as const);
 
   // The browser script, public (before the guards): the page loads it by `<script src>`.
   app.hono.get(LIVE_SCRIPT_PATH, (c) => serveLiveScript(c.req.raw));
@@ -74,7 +78,7 @@ export function registerAccountRoutes<E extends { USER_SESSIONS?: DurableObjectN
         sessions: views,
         csrf: csrfToken(request),
         notice: notice(new URL(request.url)),
-        url: new URL(request.url),
+        origin: publicOrigin(app.container),
       });
       res.headers.set("Vary", "Accept");
       return res;
@@ -103,7 +107,7 @@ export function registerAccountRoutes<E extends { USER_SESSIONS?: DurableObjectN
         nextCursor: timeline.nextCursor,
         latest: cursor === null,
         csrf: csrfToken(request),
-        url: new URL(request.url),
+        origin: publicOrigin(app.container),
       });
       res.headers.set("Vary", "Accept");
       return res;

@@ -10,11 +10,12 @@ import type { Application } from "../../../client-sdk/core/application";
 import { toHono } from "../../../client-sdk/core/middleware";
 import { liveUrls } from "../live/urls";
 import { CsrfMiddleware, csrfToken } from "../middleware/csrf";
+import { publicOrigin } from "../provider";
 import { escapeHtml, page } from "../routes/pages";
 import { siteHeader } from "../routes/site-header";
 import { SessionManager } from "../session/session-manager";
 
-/** The live channel for a page of this worker: its own cookie joins the session (no ticket). */
+/** The live channel for a page of this worker (`origin`: its public one): its own cookie joins the session (no ticket). */
 export function liveScriptTag(origin: string, userId: string): string {
   const urls = liveUrls(origin, userId);
   return `<script src="${escapeHtml(urls.scriptUrl)}" data-channel="${escapeHtml(urls.channelUrl)}" data-user="${escapeHtml(userId)}" data-signed-out="${escapeHtml(urls.signedOutUrl)}" defer></script>`;
@@ -35,7 +36,7 @@ export function registerHomePage<E extends object>(app: Application<E>): void {
   // The sign-out button POSTs with a CSRF token (issued here, on GET).
   let csrf: MiddlewareHandler | undefined;
   const csrfGuard = (): MiddlewareHandler => {
-    csrf ??= toHono(new CsrfMiddleware(app.container.resolve(SessionManager)));
+    csrf ??= toHono(new CsrfMiddleware(app.container.resolve(SessionManager), { origin: publicOrigin(app.container) }));
     return csrf;
   };
   app.hono.use("/", (c, next) => csrfGuard()(c, next));
@@ -65,7 +66,7 @@ export function registerHomePage<E extends object>(app: Application<E>): void {
 <p class="muted">${escapeHtml(user.email)}</p>
 <h2>Your organizations</h2>${orgs ? `<ul>${orgs}</ul>` : `<p class="muted">You are not a member of any organization.</p>`}
 ${PLACES}
-${liveScriptTag(new URL(c.req.url).origin, user.id)}`,
+${liveScriptTag(publicOrigin(app.container), user.id)}`,
       200,
       undefined,
       siteHeader({ user, csrf: token, current: "/" }),

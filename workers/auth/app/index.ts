@@ -13,10 +13,9 @@ import { registerAccountRoutes } from "../account";
 import { registerAdminRoutes } from "../admin/routes";
 import type { ResolvedAuthWorkerOptions } from "../factory/options";
 import { registerLivePages } from "../live/pages";
-import { routeLiveChannel } from "../live/route";
-import { AuthConfigToken, type AuthEnv, AuthServiceProvider, type AuthServiceProviderOptions } from "../provider";
+import { registerLiveChannel } from "../live/route";
+import { type AuthEnv, AuthServiceProvider, type AuthServiceProviderOptions } from "../provider";
 import { errorPage } from "../routes/pages";
-import { SessionManager } from "../session/session-manager";
 import { registerIdentityWebhook } from "../webhooks";
 import { registerApiRoutes } from "./api";
 import { authEnvOf, authWorkerOptions } from "./configured";
@@ -57,11 +56,7 @@ export function authApplication(rawEnv: AuthWorkerEnv): Application<AuthWorkerEn
     built.hono.get("/health", (c) => c.json({ ok: true, service: "gatehouse-auth" }));
     if (routes.live) {
       // Tabs of the apps in AUTH_RETURN_ORIGINS may join too (with a ticket when the cookie cannot come).
-      built.hono.all("/parties/*", (c) =>
-        routeLiveChannel(c.req.raw, env.USER_SESSIONS, built.container.resolve(SessionManager), {
-          allowedOrigins: [...built.container.resolve(AuthConfigToken).returnOrigins],
-        }),
-      );
+      registerLiveChannel(built, env.USER_SESSIONS);
       registerLivePages(built);
     }
     if (routes.admin) registerAdminRoutes(built);

@@ -2,7 +2,8 @@
  * @module
  * `createAuthWorker(options)`: the whole auth worker (hosted login, sessions,
  * account pages and their live script, admin, provider webhooks, the live
- * channel, rate limits) as one fetch handler. The host module re-exports the
+ * channel, rate limits) as one fetch handler, and a `connect` handler that
+ * refuses raw connections. The host module re-exports the
  * Durable Object classes and the RPC entrypoint beside it:
  *
  * ```ts
@@ -17,14 +18,17 @@ import { type AuthWorkerEnv, authApplication, authSecurityHeaders } from "../app
 import { authConfigVerdict, configureAuthWorker } from "../app/configured";
 import { unavailableResponse } from "../config";
 import { IdentityClientToken } from "../identity/identity-client";
+import { refuseConnection } from "./connect";
 import type { AuthWorkerOptions } from "./options";
 
 /**
- * The fetch handler `createAuthWorker` returns (a Workers `ExportedHandler`). Its env is whatever
- * the wrangler config binds (the names are the options'), so it fits `ExportedHandler<YourEnv>`.
+ * The handlers `createAuthWorker` returns (a Workers `ExportedHandler`). Its env is whatever the
+ * wrangler config binds (the names are the options'), so it fits `ExportedHandler<YourEnv>`.
+ * `connect` closes a raw connection (an HTTP `CONNECT`, a `binding.connect()`) unanswered.
  */
 export interface AuthWorkerHandler {
   fetch(request: Request, env: object, ctx: ExecutionContext): Promise<Response>;
+  connect(socket: Socket, env: object, ctx: ExecutionContext): Promise<void>;
 }
 
 /**
@@ -45,5 +49,6 @@ export function createAuthWorker(options: AuthWorkerOptions = {}): AuthWorkerHan
       const app = authApplication(env as AuthWorkerEnv);
       return app.fetch(request, app.env, ctx);
     },
+    connect: (socket) => refuseConnection(socket),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * @module
  * Default rate limits of the auth worker's own routes (login, callback,
- * admin): one `DORateLimiter` per route family, keyed by client address
+ * admin, webhooks, live): one `DORateLimiter` per route family, keyed by client address
  * (`CF-Connecting-IP` only, never the client-settable `X-Forwarded-For`; an
  * IPv6 client by its /64), exact and shared by every location. A browser that hits a limit gets a
  * readable 429 page (API clients keep the JSON body); `Retry-After` and the
@@ -27,6 +27,8 @@ export const AUTH_RATE_LIMITS = {
   callback: { limit: 20, window: 60 },
   admin: { limit: 60, window: 60 },
   webhooks: { limit: 600, window: 60 },
+  /** `/parties/*`: every upgrade per address; refused upgrades also per user id in the path. */
+  live: { limit: 60, window: 60 },
 } as const;
 
 export type AuthRouteFamily = keyof typeof AUTH_RATE_LIMITS;
@@ -51,6 +53,30 @@ export function routeLimiterFor<E extends LimitsEnv>(
       ? app.container.resolve(SessionManager).reportLockout(request, family, retryAfter)
       : Promise.resolve();
   return routeLimiter(app.env, family, table, lockouts);
+}
+
+/**
+ * The live channel's second key: refused upgrades per user id in the path (`rl:auth:live-user:`),
+ * with the `live` family's limit. Answers the 429 once that id is over it, else null. Null
+ * altogether when the family is off or no RATE_LIMITER is bound.
+ */
+export function liveRefusalLimiter<E extends LimitsEnv>(
+  app: Application<E>,
+): ((request: Request) => Promise<Response | null>) | null {
+  const table = app.container.has(AuthRateLimitsToken) ? app.container.resolve(AuthRateLimitsToken) : {};
+  const limit = table.live ?? AUTH_RATE_LIMITS.live;
+  if (limit === false || !app.env.RATE_LIMITER) return null;
+  const limiter = new DORateLimiter(new StatefulObjectClient(app.env.RATE_LIMITER), {
+    ...limit,
+    // `/parties/user-sessions/<userId>`: the route checked the id before it refuses anything.
+    keyExtractor: (request) => new URL(request.url).pathname.split("/")[3] ?? "",
+    prefix: "rl:auth:live-user:",
+    policyName: "auth-live-user",
+  });
+  return async (request) => {
+    const res = await limiter.handle(request, async () => new Response(null, { status: 204 }));
+    return res.status === 204 ? null : res;
+  };
 }
 
 /** Tells a user's timeline that a request carrying their session was refused by a limit. */

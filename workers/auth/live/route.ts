@@ -1,82 +1,124 @@
 /**
  * @module
- * The live channel: `/parties/user-sessions/<userId>` upgrades to a WebSocket
- * on that user's `UserSessions` object through partyserver. Only this class
- * is routable (partyserver would otherwise reach every Durable Object binding
- * in env); the upgrade must carry a session cookie of that very user, from
- * this site's origin. Everything else under `/parties/` is 404. The object
- * receives a request this route built, never the browser's headers.
+ * The live channel: `/parties/user-sessions/<userId>` upgrades to a WebSocket on that user's
+ * `UserSessions` object (a partyserver `Server`). The route decides who may join before any object
+ * is reached: a session cookie of that very user, or a ticket signed for that user
+ * (`Sec-WebSocket-Protocol: gatehouse-live, gatehouse-ticket.<ticket>`), from this worker's own
+ * origin or an allowed app's. Anything else is refused here, so a stranger's socket never wakes or
+ * creates an object. The object receives a request this route built from what it verified: no
+ * header, query or connection id of the client's. Everything else under `/parties/` is 404.
  */
 
-import { routePartykitRequest } from "partyserver";
+import type { Application } from "../../../client-sdk/core/application";
 import { jsonError } from "../../../client-sdk/core/errors";
 import type { UserSessions } from "../../../durable-objects/user-sessions";
 import { RECORD_HEADER, SESSION_HEADER, TICKET_HEADER } from "../../../durable-objects/user-sessions";
 import { isUserId } from "../ids";
-import type { SessionManager } from "../session/session-manager";
+import { type LimitsEnv, liveRefusalLimiter, routeLimiterFor } from "../limits";
+import { AuthConfigToken, publicOrigin } from "../provider";
+import { LIVE_PROTOCOL, offeredProtocols, verifyLiveTicket } from "../session/live-ticket";
+import { SessionManager } from "../session/session-manager";
 
-/** The kebab-case route name partyserver derives from the `USER_SESSIONS` binding. */
+/** The kebab-case route name partyserver gives the `USER_SESSIONS` binding (what partysocket's `party` names). */
 export const LIVE_PARTY = "user-sessions";
 
-const json = jsonError;
+/** What the route verified: a session of the path's user (and whether it hears the record), or a ticket's nonce. */
+type Join = { sessionId: string; record: boolean } | { nonce: string };
 
-/** partysocket's connection id (`?_pk=`): kept when it is a plain id, dropped otherwise. */
-const CONNECTION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+export interface LiveRouteOptions {
+  /** This worker's public origin (its callback URL's): its own pages, the only ones that hear the security record. */
+  ownOrigin: string;
+  /** Origins of the consuming apps whose tabs may join (`AUTH_RETURN_ORIGINS`). */
+  allowedOrigins?: readonly string[];
+  /**
+   * Counts a refused upgrade against the user id in the path; answers a 429 once that id is over
+   * its limit. Only refusals count, so a stranger cannot lock a user's own tabs out.
+   */
+  onRefused?: (request: Request) => Promise<Response | null>;
+}
 
 /**
- * The request the session object sees, built from scratch: the upgrade, the path (the user), the
- * connection id and the session id this worker verified. No header of the browser's passes, so
- * none of partyserver's own (`x-partykit-props`, `x-partykit-room`, …) can be supplied by a client.
+ * The request the session object sees, built from scratch: the upgrade, the path (the user) and
+ * the credential this worker verified. No header or query of the browser's passes, so none of
+ * partyserver's own (`x-partykit-props`, `_pk`, …) can be supplied by a client.
  */
-function objectRequest(url: URL, join: { sessionId: string; ownPage: boolean } | "ticket"): Request {
-  const target = new URL(url.pathname, url.origin);
-  const connectionId = url.searchParams.get("_pk");
-  if (connectionId !== null && CONNECTION_ID.test(connectionId)) target.searchParams.set("_pk", connectionId);
+function objectRequest(url: URL, join: Join): Request {
   const headers: Record<string, string> = { Upgrade: "websocket" };
-  if (join === "ticket") {
-    // No session yet: the tab's first message must be a ticket its app minted (see tickets.ts).
-    headers[TICKET_HEADER] = "1";
+  if ("nonce" in join) {
+    headers[TICKET_HEADER] = join.nonce;
   } else {
     headers[SESSION_HEADER] = join.sessionId;
-    // Only this worker's own pages (or a client that is no page) hear the security record.
-    if (join.ownPage) headers[RECORD_HEADER] = "1";
+    if (join.record) headers[RECORD_HEADER] = "1";
   }
-  return new Request(target, { method: "GET", headers });
+  return new Request(new URL(url.pathname, url.origin), { method: "GET", headers });
 }
 
 export async function routeLiveChannel(
   request: Request,
   namespace: DurableObjectNamespace<UserSessions> | undefined,
   sessions: SessionManager,
-  options: { allowedOrigins?: string[] } = {},
+  options: LiveRouteOptions,
 ): Promise<Response> {
   const url = new URL(request.url);
-  const [, prefix, party, name, ...rest] = url.pathname.split("/");
+  const [, prefix, party, userId, ...rest] = url.pathname.split("/");
   if (prefix !== "parties" || party !== LIVE_PARTY || !namespace || rest.length > 0) {
-    return json(404, "not_found", `No route for ${request.method} ${url.pathname}`);
+    return jsonError(404, "not_found", `No route for ${request.method} ${url.pathname}`);
   }
-  if (!isUserId(name)) return json(400, "invalid_user_id", "The user id in the path is not valid");
-  if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
-    return json(426, "upgrade_required", "This endpoint only accepts WebSocket upgrades");
+  if (!isUserId(userId)) return jsonError(400, "invalid_user_id", "The user id in the path is not valid");
+  if (request.method !== "GET" || request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
+    return jsonError(426, "upgrade_required", "This endpoint only accepts WebSocket upgrades");
   }
   const origin = request.headers.get("Origin");
-  if (origin !== null && origin !== url.origin && !options.allowedOrigins?.includes(origin)) {
-    return json(403, "origin_not_allowed", "WebSocket connections are accepted from this site only");
+  const ownPage = origin === null || origin === options.ownOrigin;
+  if (!ownPage && !options.allowedOrigins?.includes(origin)) {
+    return jsonError(403, "origin_not_allowed", "WebSocket connections are accepted from this site only");
   }
-  const response = await routePartykitRequest(request, { USER_SESSIONS: namespace } as unknown as Cloudflare.Env, {
-    onBeforeConnect: async (req, lobby) => {
-      const ownPage = origin === null || origin === url.origin;
-      // A page of a consuming app joins with a ticket (`?join=ticket`; from another site the
-      // SameSite=Lax cookie could not come along anyway), whatever cookie the browser sends.
-      const hasCookie = (await sessions.sessionIdFromCookieHeader(req.headers.get("Cookie"))) !== null;
-      if (origin !== null && (url.searchParams.get("join") === "ticket" || (!hasCookie && !ownPage))) {
-        return objectRequest(url, "ticket");
-      }
-      const session = await sessions.resolveSession(req);
-      if (!session) return json(401, "unauthenticated", "Sign in first");
-      if (session.user.id !== lobby.name) return json(403, "forbidden", "This channel belongs to another user");
-      return objectRequest(url, { sessionId: session.sessionId, ownPage });
-    },
+  const refuse = async (status: 401 | 403, code: string, message: string) =>
+    (await options.onRefused?.(request)) ?? jsonError(status, code, message);
+
+  const offered = offeredProtocols(request.headers.get("Sec-WebSocket-Protocol"));
+  let join: Join;
+  // A ticket, or `?join=ticket`, chooses the ticket path: only a valid ticket gets in there, whatever cookie comes along.
+  if (offered.ticket !== null || url.searchParams.get("join") === "ticket") {
+    const nonce =
+      offered.ticket === null
+        ? null
+        : await verifyLiveTicket(sessions.signer, offered.ticket, userId, sessions.config.clock());
+    if (!nonce) return refuse(401, "invalid_ticket", "This live ticket is not valid");
+    join = { nonce };
+  } else {
+    const session = await sessions.resolveSession(request);
+    if (!session) return refuse(401, "unauthenticated", "Sign in first");
+    if (session.user.id !== userId) return refuse(403, "forbidden", "This channel belongs to another user");
+    // Only this worker's own pages (or a client that is no page) hear the security record.
+    join = { sessionId: session.sessionId, record: ownPage };
+  }
+  const response = await namespace.get(namespace.idFromName(userId)).fetch(objectRequest(url, join));
+  if (response.status !== 101 || !offered.live) return response;
+  // The client offered subprotocols: the handshake must name the one we speak (RFC 6455 §4.2.2).
+  return new Response(null, {
+    status: 101,
+    webSocket: response.webSocket,
+    headers: { "Sec-WebSocket-Protocol": LIVE_PROTOCOL },
   });
-  return response ?? json(404, "not_found", `No route for ${request.method} ${url.pathname}`);
+}
+
+/**
+ * Mounts the channel at `/parties/*`: the `live` rate limit per address on every request, the
+ * refusals per user id, and this worker's own origin from its configuration (never the Host).
+ */
+export function registerLiveChannel<E extends LimitsEnv>(
+  app: Application<E>,
+  namespace: DurableObjectNamespace<UserSessions> | undefined,
+): void {
+  const limiter = routeLimiterFor(app, "live");
+  if (limiter) app.hono.use("/parties/*", limiter);
+  const onRefused = liveRefusalLimiter(app);
+  app.hono.all("/parties/*", (c) => {
+    return routeLiveChannel(c.req.raw, namespace, app.container.resolve(SessionManager), {
+      ownOrigin: publicOrigin(app.container),
+      allowedOrigins: app.container.resolve(AuthConfigToken).returnOrigins,
+      ...(onRefused ? { onRefused } : {}),
+    });
+  });
 }

@@ -59,18 +59,23 @@ export async function handleLogout(
 /**
  * Whether a GET of the logout route is the person's own navigation, which may sign out as the spec
  * says: fetch metadata `Sec-Fetch-Site: same-origin` or `none` (typed, bookmarked), or `same-site`
- * from this origin or a trusted one (`Origin`, else `Referer`), with `Sec-Fetch-Mode: navigate`.
- * A request without fetch metadata (an older browser, a script) keeps the spec's behaviour.
- * Anything else (a link or redirect from another site, an `<img>` on a sibling subdomain) is not.
+ * from `origin` (this site's public origin, never the request's `Host`) or a trusted one (`Origin`,
+ * else `Referer`), with `Sec-Fetch-Mode: navigate`. A request without fetch metadata (an older
+ * browser, a script) keeps the spec's behaviour. Anything else (a link or redirect from another
+ * site, an `<img>` on a sibling subdomain) is not.
  */
-export function isOwnLogoutNavigation(request: Request, trustedOrigins: readonly string[] = []): boolean {
+export function isOwnLogoutNavigation(
+  request: Request,
+  origin: string,
+  trustedOrigins: readonly string[] = [],
+): boolean {
   const site = request.headers.get("Sec-Fetch-Site");
   if (site === null) return true;
   if (request.headers.get("Sec-Fetch-Mode") !== "navigate") return false;
   if (site === "same-origin" || site === "none") return true;
   if (site !== "same-site") return false;
   const from = request.headers.get("Origin") ?? originOf(request.headers.get("Referer"));
-  return from !== null && (from === new URL(request.url).origin || trustedOrigins.includes(from));
+  return from !== null && (from === origin || trustedOrigins.includes(from));
 }
 
 function originOf(url: string | null): string | null {

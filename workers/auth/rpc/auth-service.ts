@@ -22,7 +22,7 @@ import { assertAuthConfigured, authEnvOf } from "../app/configured";
 import { AuthError } from "../errors";
 import { isOrganizationId, isReceiptId, isSessionId, isUserId } from "../ids";
 import { liveUrls } from "../live/urls";
-import { AuthConfigToken } from "../provider";
+import { publicOrigin } from "../provider";
 import { resolvePolicy } from "../session/config";
 import { SessionManager } from "../session/session-manager";
 import type { AppUser } from "../types";
@@ -67,7 +67,7 @@ export class AuthService extends WorkerEntrypoint<AuthWorkerEnv> implements Auth
     const minted = await this.#sessions.liveTicket(cookieHeader);
     if (!minted) return null;
     return {
-      ...liveUrls(this.#authOrigin(), minted.userId),
+      ...liveUrls(publicOrigin(authApplication(this.env).container), minted.userId),
       ticket: minted.ticket,
       userId: minted.userId,
       expiresAt: minted.expiresAt,
@@ -92,11 +92,6 @@ export class AuthService extends WorkerEntrypoint<AuthWorkerEnv> implements Auth
       }
       throw err;
     }
-  }
-
-  /** This worker's public origin: the one its callback URL names. */
-  #authOrigin(): string {
-    return new URL(authApplication(this.env).container.resolve(AuthConfigToken).redirectUrl).origin;
   }
 
   async listSessions(userId: string): Promise<SessionInfo[]> {

@@ -31,6 +31,7 @@ import {
   type SessionManagerOptions,
 } from "./config";
 import { KVSessionStore, type SessionRecord } from "./kv-session-store";
+import { signLiveTicket } from "./live-ticket";
 import { OrganizationEpochs } from "./org-epochs";
 import { OrganizationObjects } from "./organizations";
 import { ReportThrottle } from "./report-throttle";
@@ -463,7 +464,7 @@ export class SessionManager {
   /**
    * A ticket for the live channel of the session in this Cookie header (for a page of a consuming
    * app on another site, whose tab cannot send the cookie to the channel): single-use, valid for
-   * two minutes, bound to that session. Null without an active session or without session objects.
+   * two minutes, bound to that session, signed with its user (see live-ticket.ts). Null without an active session or without session objects.
    */
   async liveTicket(
     cookieHeader: string | null | undefined,
@@ -472,7 +473,9 @@ export class SessionManager {
     const session = await this.resolveCookieHeader(cookieHeader);
     if (!session) return null;
     const minted = await this.#objects.mintTicket(session.user.id, session.sessionId);
-    return minted ? { ...minted, userId: session.user.id, sessionId: session.sessionId } : null;
+    if (!minted) return null;
+    const ticket = await signLiveTicket(this.signer, session.user.id, minted);
+    return { ticket, expiresAt: minted.expiresAt, userId: session.user.id, sessionId: session.sessionId };
   }
 
   /** Tells the user's timeline that a request carrying this session was locked out by a rate limit. */

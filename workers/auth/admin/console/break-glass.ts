@@ -5,7 +5,8 @@
  * form and gets a console session of at most `BREAK_GLASS_SECONDS`. The cookie holds a random
  * secret; KV holds only its SHA-256 (`console:bg:<hash>` → the token's label and the end), so a
  * KV read never yields a usable cookie. The end is checked on every request, whatever the cookie
- * or KV say; closing deletes the record and clears the cookie.
+ * or KV say; closing deletes the record and clears the cookie. The console's CSRF tokens are bound
+ * to the open session (`csrfBinding`), so the anonymous token of the token form stops working there.
  */
 import { buildSetCookie, parseCookie } from "../../cookies";
 import { randomToken, sha256Hex } from "../../crypto";
@@ -36,6 +37,7 @@ export class BreakGlassSessions {
   readonly #kv: KVNamespace;
   readonly #clock: () => number;
   readonly #secure: boolean;
+  readonly #lookups = new WeakMap<Request, Promise<{ hash: string; session: BreakGlassSession } | null>>();
 
   constructor(kv: KVNamespace, options: { clock: () => number; secure: boolean }) {
     this.#kv = kv;
@@ -61,17 +63,42 @@ export class BreakGlassSessions {
 
   /** The open session of this request, or null (no cookie, unknown, or past its end). */
   async current(request: Request): Promise<BreakGlassSession | null> {
-    const secret = this.#secretOf(request);
-    if (!secret) return null;
-    const session = await this.#kv.get(`${PREFIX}${await sha256Hex(secret)}`, "json");
-    return isBreakGlass(session) && session.expiresAt > this.#clock() ? session : null;
+    return (await this.#open(request))?.session ?? null;
+  }
+
+  /**
+   * What the console's CSRF tokens of this request are bound to: `console:bg:<hash>` while a
+   * session is open (never a session id: those are bare hex), else null (the person's session).
+   */
+  async csrfBinding(request: Request): Promise<string | null> {
+    const open = await this.#open(request);
+    return open ? `${PREFIX}${open.hash}` : null;
   }
 
   /** Ends this request's session (if any); returns the Set-Cookie header value that clears the cookie. */
   async close(request: Request): Promise<string> {
     const secret = this.#secretOf(request);
+    this.#lookups.delete(request);
     if (secret) await this.#kv.delete(`${PREFIX}${await sha256Hex(secret)}`);
     return this.#cookie("", 0);
+  }
+
+  /** The request's open session and its hash, read from KV once per request (CSRF, then access). */
+  #open(request: Request): Promise<{ hash: string; session: BreakGlassSession } | null> {
+    let lookup = this.#lookups.get(request);
+    if (!lookup) {
+      lookup = this.#read(request);
+      this.#lookups.set(request, lookup);
+    }
+    return lookup.then((found) => (found && found.session.expiresAt > this.#clock() ? found : null));
+  }
+
+  async #read(request: Request): Promise<{ hash: string; session: BreakGlassSession } | null> {
+    const secret = this.#secretOf(request);
+    if (!secret) return null;
+    const hash = await sha256Hex(secret);
+    const session = await this.#kv.get(`${PREFIX}${hash}`, "json");
+    return isBreakGlass(session) ? { hash, session } : null;
   }
 
   #secretOf(request: Request): string | null {

@@ -4,7 +4,8 @@
  * token): find a person by email or id, see their sessions (device, place), timeline, receipts and
  * security-event deliveries, sign out one session or all with the receipt shown, end an
  * organization's sessions, and read the console's own activity. Every page is `private, no-store`
- * with the account pages' CSP; every state change is a POST behind `CsrfMiddleware`. Exists when an
+ * with the account pages' CSP; every state change is a POST behind `CsrfMiddleware`, whose tokens are
+ * bound to the break-glass session while one is open. Exists when an
  * admin token or `ADMIN_CONSOLE_ORGANIZATIONS` is configured and the session objects are bound.
  */
 import type { Context, MiddlewareHandler } from "hono";
@@ -15,7 +16,7 @@ import { consoleOrganizations } from "../../config/rules";
 import { isOrganizationId, isReceiptId, isSessionId, isUserId } from "../../ids";
 import { currentSession } from "../../middleware/context";
 import { CsrfMiddleware, csrfToken } from "../../middleware/csrf";
-import { AuthConfigToken } from "../../provider";
+import { AuthConfigToken, publicOrigin } from "../../provider";
 import { authErrorPage, errorPage, page } from "../../routes/pages";
 import { siteHeader } from "../../routes/site-header";
 import { SessionManager } from "../../session/session-manager";
@@ -55,9 +56,19 @@ export function registerAdminConsole<
   const parts = () => {
     if (!shared) {
       const manager = sessions();
+      const glass = new BreakGlassSessions(app.env.SESSIONS, {
+        clock: manager.config.clock,
+        secure: manager.config.secure,
+      });
       shared = {
-        csrf: toHono(new CsrfMiddleware(manager)),
-        glass: new BreakGlassSessions(app.env.SESSIONS, { clock: manager.config.clock, secure: manager.config.secure }),
+        // Inside a break-glass session the forms' tokens are bound to it: the gate's anonymous token stops working.
+        csrf: toHono(
+          new CsrfMiddleware(manager, {
+            origin: publicOrigin(app.container),
+            bindTo: (request) => glass.csrfBinding(request),
+          }),
+        ),
+        glass,
         log: new OperatorLog(app.env.SESSIONS, manager.config.clock),
       };
     }
@@ -78,7 +89,10 @@ export function registerAdminConsole<
       current: CONSOLE_PATH,
       ...(me ? { user: me.user, csrf: csrfToken(c.req.raw) } : {}),
     });
-    const res = await withContentSecurityPolicy(page(title, body, status, undefined, header), new URL(c.req.url));
+    const res = await withContentSecurityPolicy(
+      page(title, body, status, undefined, header),
+      publicOrigin(app.container),
+    );
     res.headers.set("Cache-Control", "private, no-store");
     return res;
   };

@@ -6,8 +6,8 @@
  * it into the pages it guards). Tabs of one origin share one socket: the tab holding the
  * `navigator.locks` lock leads, opens the socket and passes every message to the others over a
  * `BroadcastChannel`; when it closes, the next tab in line takes the lock and connects again. A tab
- * of another site joins with a ticket (its first message, never in a URL; a fresh one comes from
- * `data-ticket-url` when the page's own is spent or stale). On `session.revoked` every tab goes to
+ * of another site joins with a ticket (in the upgrade's `Sec-WebSocket-Protocol`, never in a URL;
+ * a fresh one comes from `data-ticket-url` when the page's own is spent or stale). On `session.revoked` every tab goes to
  * the signed-out page; on `session.updated` (a role change) every tab reloads. No dependencies, no
  * secret: the ticket is single-use and bound to the session the page was rendered for.
  */
@@ -29,10 +29,9 @@ interface Page {
   addEventListener(type: "beforeunload", listener: () => void): void;
   readonly WebSocket: new (
     url: string,
+    protocols?: string[],
   ) => {
-    send(data: string): void;
     close(): void;
-    onopen: (() => void) | null;
     onmessage: ((event: { data: unknown }) => void) | null;
     onclose: ((event: { code: number; reason: string }) => void) | null;
   };
@@ -42,6 +41,9 @@ interface Page {
 const CLOSE_SESSION_REVOKED = 4001;
 const CLOSE_SESSION_INACTIVE = 4003;
 const MAX_BACKOFF_MS = 30_000;
+/** The subprotocols of a ticket upgrade (workers/auth/session/live-ticket.ts). */
+const LIVE_PROTOCOL = "gatehouse-live";
+const TICKET_PROTOCOL_PREFIX = "gatehouse-ticket.";
 const NAVIGATION_GRACE_MS = 3_000;
 /**
  * A session replaced by a new sign-in of this browser is ended while the sign-in's answer, which
@@ -133,11 +135,11 @@ function start(page: Page): void {
   /** One socket until it closes: "revoked" when the session is over, else "closed". */
   const connect = (ticket: string) =>
     new Promise<"revoked" | "closed">((resolve) => {
-      // A page with tickets says so: the channel then waits for the ticket, whatever cookie comes along.
-      const socket = new page.WebSocket(ticket ? `${channel}?join=ticket` : channel);
-      socket.onopen = () => {
-        if (ticket) socket.send(JSON.stringify({ type: "ticket", ticket }));
-      };
+      // The ticket travels in the upgrade itself (a subprotocol, never the URL): the auth worker
+      // checks it before the socket reaches anything, whatever cookie comes along.
+      const socket = ticket
+        ? new page.WebSocket(channel, [LIVE_PROTOCOL, `${TICKET_PROTOCOL_PREFIX}${ticket}`])
+        : new page.WebSocket(channel);
       socket.onmessage = (event) => {
         if (typeof event.data !== "string") return;
         let message: Message;

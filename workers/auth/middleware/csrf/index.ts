@@ -2,10 +2,11 @@
  * @module
  * `CsrfMiddleware` (spec): signed double-submit. The CSRF cookie holds
  * `<nonce>.<HMAC("csrf|" + sessionId + "|" + nonce)>`, so a token only works
- * for the session it was issued to; on POST, PUT, PATCH and DELETE the
- * `_csrf` form field or `X-CSRF-Token` header must equal it (constant time),
- * and a present `Origin` / `Sec-Fetch-Site` must not be cross-site.
- * It never changes state on GET; it only issues tokens there.
+ * for the session it was issued to (or what `bindTo` names, e.g. a console
+ * session); on POST, PUT, PATCH and DELETE the `_csrf` form field or
+ * `X-CSRF-Token` header must equal it (constant time), and a present `Origin` /
+ * `Sec-Fetch-Site` must not be cross-site. It never changes state on GET; it
+ * only issues tokens there.
  */
 import { getRequestValue, type Middleware, type Next, setRequestValue } from "../../../../client-sdk/core/middleware";
 import { buildSetCookie, parseCookie } from "../../cookies";
@@ -18,8 +19,20 @@ const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const FORM_TYPES = ["application/x-www-form-urlencoded", "multipart/form-data"];
 
 export interface CsrfOptions {
-  /** Other origins allowed to post (e.g. `https://app.example.com`). The request's own origin always is. */
+  /**
+   * This site's public origin (the auth worker passes its callback URL's): an `Origin` equal to it
+   * is ours. Default: the request's own origin, which its `Host` decides, so a request naming
+   * another host would make that host's `Origin` count as ours; pass it when you know it.
+   */
+  origin?: string;
+  /** Other origins allowed to post (e.g. `https://app.example.com`). This site's own always is. */
   allowedOrigins?: string[];
+  /**
+   * What a token is bound to when the request belongs to something other than the person's
+   * session (the admin console's break-glass session): a string wins, null falls back to the
+   * session. Distinct values must never collide with a session id (prefix them).
+   */
+  bindTo?: (request: Request) => Promise<string | null>;
   random?: RandomSource;
 }
 
@@ -35,21 +48,25 @@ const REASONS: Record<CsrfFailure, string> = {
 
 export class CsrfMiddleware implements Middleware {
   readonly #sessions: SessionManager;
+  readonly #origin: string | undefined;
   readonly #allowed: Set<string>;
+  readonly #bindTo: CsrfOptions["bindTo"];
   readonly #random: RandomSource | undefined;
   readonly cookieName: string;
 
   constructor(sessions: SessionManager, options: CsrfOptions = {}) {
     this.#sessions = sessions;
+    this.#origin = options.origin;
     this.#allowed = new Set(options.allowedOrigins ?? []);
+    this.#bindTo = options.bindTo;
     this.#random = options.random;
     this.cookieName = `${sessions.config.secure ? "__Host-" : ""}gh_csrf`;
   }
 
   async handle(request: Request, next: Next): Promise<Response> {
-    const sessionId = currentSession(request)?.sessionId ?? (await this.#sessionId(request));
+    const binding = await this.#binding(request);
     const cookie = parseCookie(request.headers.get("Cookie") ?? "")[this.cookieName];
-    const cookieValid = cookie !== undefined && (await this.#verify(cookie, sessionId));
+    const cookieValid = cookie !== undefined && (await this.#verify(cookie, binding));
 
     if (UNSAFE.has(request.method)) {
       const failure = await this.#check(request, cookieValid ? cookie : undefined);
@@ -58,12 +75,12 @@ export class CsrfMiddleware implements Middleware {
       return next();
     }
 
-    // Safe method: make sure the browser holds a token bound to its current session.
+    // Safe method: make sure the browser holds a token bound to its current session (or binding).
     if (cookieValid) {
       setRequestValue(request, CsrfTokenKey, cookie);
       return next();
     }
-    const token = await this.#issue(sessionId);
+    const token = await this.#issue(binding);
     setRequestValue(request, CsrfTokenKey, token);
     const res = await next();
     const out = new Response(res.body, res);
@@ -78,27 +95,32 @@ export class CsrfMiddleware implements Middleware {
     const site = request.headers.get("Sec-Fetch-Site");
     if (site === "cross-site") return "cross_site";
     const origin = request.headers.get("Origin");
-    if (origin !== null && origin !== new URL(request.url).origin && !this.#allowed.has(origin))
-      return "origin_mismatch";
+    const self = this.#origin ?? new URL(request.url).origin;
+    if (origin !== null && origin !== self && !this.#allowed.has(origin)) return "origin_mismatch";
     if (!cookie) return "missing_cookie";
     const sent = request.headers.get("X-CSRF-Token") ?? (await formToken(request));
     if (!sent) return "missing_token";
     return timingSafeEqual(sent, cookie) ? null : "token_mismatch";
   }
 
-  async #sessionId(request: Request): Promise<string> {
+  /** What this request's token is bound to: `bindTo`'s answer, else the session id, else "" (nobody). */
+  async #binding(request: Request): Promise<string> {
+    const bound = this.#bindTo ? await this.#bindTo(request) : null;
+    if (bound !== null) return bound;
+    const current = currentSession(request)?.sessionId;
+    if (current !== undefined) return current;
     return (await this.#sessions.sessionIdFromCookieHeader(request.headers.get("Cookie"))) ?? "";
   }
 
-  async #issue(sessionId: string): Promise<string> {
+  async #issue(binding: string): Promise<string> {
     const nonce = randomToken(18, this.#random);
-    return `${nonce}.${await this.#sessions.signer.sign(`csrf|${sessionId}|${nonce}`)}`;
+    return `${nonce}.${await this.#sessions.signer.sign(`csrf|${binding}|${nonce}`)}`;
   }
 
-  async #verify(token: string, sessionId: string): Promise<boolean> {
+  async #verify(token: string, binding: string): Promise<boolean> {
     const dot = token.indexOf(".");
     if (dot <= 0 || token.length > 200) return false;
-    return this.#sessions.signer.verify(`csrf|${sessionId}|${token.slice(0, dot)}`, token.slice(dot + 1));
+    return this.#sessions.signer.verify(`csrf|${binding}|${token.slice(0, dot)}`, token.slice(dot + 1));
   }
 }
 
