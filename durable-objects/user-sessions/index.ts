@@ -600,6 +600,8 @@ export class UserSessions extends Server<ServerEnv> {
   override async onAlarm(): Promise<void> {
     const now = objectNow();
     const sql = this.ctx.storage.sql;
+    // First: no socket outlives its session, however long a KV drain below takes.
+    this.#closeEnded(now);
     const deletes = pendingKvDeletes(sql);
     if ((await this.#drainKvDeletes()) > 0) {
       // A revocation is still draining: continue at once, without an idle gap; the rest waits for the last batch.
@@ -608,7 +610,6 @@ export class UserSessions extends Server<ServerEnv> {
     }
     // One invocation's KV budget is shared: the rewrites get what the deletes left.
     await this.#rewrites.drain(rewriteLimit(Math.min(deletes, this.#batch), this.#rewriteBatch));
-    this.#closeEnded(now);
     sql.exec("DELETE FROM sessions WHERE expires_at <= ?", now);
     sql.exec("DELETE FROM tombstones WHERE expires_at <= ?", now);
     purgeProviderEventState(sql, now);

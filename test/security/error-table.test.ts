@@ -106,7 +106,7 @@ describe("README's auth-worker error table, row by row", () => {
     });
   });
 
-  it("unauthenticated 401: JSON without a session, the admin endpoint without a token", async () => {
+  it("unauthenticated 401: JSON without a session, the admin endpoint without a token; the live channel without that user's session", async () => {
     expect(await answer(await send("/api/me", { headers: JSON_ACCEPT }))).toEqual({
       status: 401,
       error: "unauthenticated",
@@ -119,6 +119,26 @@ describe("README's auth-worker error table, row by row", () => {
       status: 401,
       error: "unauthenticated",
     });
+    const channel = await send(`/parties/user-sessions/${MARGARET}`, {
+      headers: { Upgrade: "websocket", Origin: ORIGIN },
+    });
+    expect(await answer(channel)).toEqual({ status: 401, error: "unauthenticated" });
+  });
+
+  it("invalid_ticket 401: the live channel with ?join=ticket or a ticket subprotocol, and no valid ticket signed for that user", async () => {
+    const jar = await signedInJar();
+    const joinOnly = await send(`/parties/user-sessions/${MARGARET}?join=ticket`, {
+      headers: { Cookie: cookieHeader(jar), Upgrade: "websocket", Origin: ORIGIN },
+    });
+    expect(await answer(joinOnly)).toEqual({ status: 401, error: "invalid_ticket" });
+    const forged = await send(`/parties/user-sessions/${MARGARET}`, {
+      headers: {
+        Upgrade: "websocket",
+        Origin: ORIGIN,
+        "Sec-WebSocket-Protocol": `gatehouse-live, gatehouse-ticket.${"A".repeat(43)}.${Date.now() + 60_000}.${"A".repeat(43)}`,
+      },
+    });
+    expect(await answer(forged)).toEqual({ status: 401, error: "invalid_ticket" });
   });
 
   it("forbidden 403: a wrong admin token; another user's live channel", async () => {

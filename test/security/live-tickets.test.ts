@@ -137,6 +137,7 @@ describe("live tickets (a tab of another site)", () => {
       `${nonce}.${Number(expiry) + 60_000}.${signature}`, // a later expiry than was signed
       `${"A".repeat(43)}.${expiry}.${signature}`, // another nonce under the same signature
       `${nonce}.1.${signature}`, // long expired
+      `${nonce}.0${expiry}.${signature}`, // the signed expiry, spelled another way
       "A".repeat(43),
       "",
     ];
@@ -233,5 +234,42 @@ describe("sockets outlive no credential (the alarm)", () => {
     expect(joined.frames.some((f) => f.includes("session.revoked"))).toBe(false);
     // The joined tab is still there.
     expect((await objectOf(user).stats()).sockets).toBe(1);
+  });
+});
+
+describe("the live family's rate limits (issue 25)", () => {
+  const up = (user: string, headers: Record<string, string>) =>
+    exports.default.fetch(`${ORIGIN}/parties/user-sessions/${user}`, { headers: { Upgrade: "websocket", ...headers } });
+
+  it("a page of another site cannot spend its visitor's budget; past the limit the person's tab gets 429, and no lockout lands on their timeline", async () => {
+    const sessions = manager();
+    const user = freshUser();
+    const { cookie } = await newSession(sessions, user);
+    const visitor = { "CF-Connecting-IP": "198.51.100.78" };
+    // 61 handshakes a foreign page makes the visitor's browser send: refused for their origin, not counted.
+    for (let i = 0; i < 61; i++) {
+      const res = await up("user_x", { Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site", ...visitor });
+      expect(res.status).toBe(403);
+    }
+    const own = await up(user, { Origin: ORIGIN, Cookie: cookie, "Sec-Fetch-Site": "same-origin", ...visitor });
+    expect(own.status).toBe(101);
+    own.webSocket?.accept();
+    own.webSocket?.close(1000, "done");
+    // The address's own 60 (counted from any allowed page): then 429, whoever asks.
+    const busy = { "CF-Connecting-IP": "198.51.100.79" };
+    let admitted = 0;
+    let refused: Response | null = null;
+    while (!refused && admitted <= 120) {
+      const res = await up(freshUser(), { Origin: ORIGIN, ...busy });
+      if (res.status === 429) refused = res;
+      else admitted++;
+    }
+    expect(refused?.status).toBe(429);
+    expect(admitted).toBeGreaterThanOrEqual(60);
+    const late = await up(user, { Origin: ORIGIN, Cookie: cookie, "Sec-Fetch-Site": "same-origin", ...busy });
+    expect(late.status).toBe(429);
+    // An automatic reconnect refused by the limit is not the person's own attempt: nothing on their record.
+    const types = (await sessions.timeline(user)).events.map((e) => e.type);
+    expect(types).not.toContain("ratelimit.lockout");
   });
 });

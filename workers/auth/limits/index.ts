@@ -42,17 +42,22 @@ export type AuthRateLimits = Partial<Record<AuthRouteFamily, AuthRateLimit>>;
 /** The table an application was configured with (`createAuthWorker({ rateLimits })`). */
 export const AuthRateLimitsToken = new Token<AuthRateLimits>("AuthRateLimits");
 
-/** `routeLimiter` with the application's own table, when it registered one. */
+/**
+ * `routeLimiter` with the application's own table, when it registered one. `reportLockouts: false`
+ * for a family whose requests are not the person's own attempts (the live channel's automatic
+ * reconnects): a lockout there is not news for their timeline.
+ */
 export function routeLimiterFor<E extends LimitsEnv>(
   app: Application<E>,
   family: AuthRouteFamily,
+  options: { reportLockouts?: boolean } = {},
 ): MiddlewareHandler | null {
   const table = app.container.has(AuthRateLimitsToken) ? app.container.resolve(AuthRateLimitsToken) : {};
   const lockouts: LockoutReporter = (request, retryAfter) =>
     app.container.has(SessionManager)
       ? app.container.resolve(SessionManager).reportLockout(request, family, retryAfter)
       : Promise.resolve();
-  return routeLimiter(app.env, family, table, lockouts);
+  return routeLimiter(app.env, family, table, options.reportLockouts === false ? undefined : lockouts);
 }
 
 /**

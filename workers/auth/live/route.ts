@@ -53,6 +53,19 @@ function objectRequest(url: URL, join: Join): Request {
   return new Request(new URL(url.pathname, url.origin), { method: "GET", headers });
 }
 
+/**
+ * 403 for a page of an origin that is neither this worker's nor an allowed app's; null otherwise (a
+ * client that is no page sends no `Origin`). A browser cannot fake its page's origin.
+ */
+export function originRefusal(
+  request: Request,
+  options: Pick<LiveRouteOptions, "ownOrigin" | "allowedOrigins">,
+): Response | null {
+  const origin = request.headers.get("Origin");
+  if (origin === null || origin === options.ownOrigin || options.allowedOrigins?.includes(origin)) return null;
+  return jsonError(403, "origin_not_allowed", "WebSocket connections are accepted from this site only");
+}
+
 export async function routeLiveChannel(
   request: Request,
   namespace: DurableObjectNamespace<UserSessions> | undefined,
@@ -70,9 +83,8 @@ export async function routeLiveChannel(
   }
   const origin = request.headers.get("Origin");
   const ownPage = origin === null || origin === options.ownOrigin;
-  if (!ownPage && !options.allowedOrigins?.includes(origin)) {
-    return jsonError(403, "origin_not_allowed", "WebSocket connections are accepted from this site only");
-  }
+  const foreign = originRefusal(request, options);
+  if (foreign) return foreign;
   const refuse = async (status: 401 | 403, code: string, message: string) =>
     (await options.onRefused?.(request)) ?? jsonError(status, code, message);
 
@@ -111,14 +123,22 @@ export function registerLiveChannel<E extends LimitsEnv>(
   app: Application<E>,
   namespace: DurableObjectNamespace<UserSessions> | undefined,
 ): void {
-  const limiter = routeLimiterFor(app, "live");
-  if (limiter) app.hono.use("/parties/*", limiter);
   const onRefused = liveRefusalLimiter(app);
-  app.hono.all("/parties/*", (c) => {
-    return routeLiveChannel(c.req.raw, namespace, app.container.resolve(SessionManager), {
-      ownOrigin: publicOrigin(app.container),
-      allowedOrigins: app.container.resolve(AuthConfigToken).returnOrigins,
-      ...(onRefused ? { onRefused } : {}),
-    });
+  const options = (): LiveRouteOptions => ({
+    ownOrigin: publicOrigin(app.container),
+    allowedOrigins: app.container.resolve(AuthConfigToken).returnOrigins,
+    ...(onRefused ? { onRefused } : {}),
   });
+  // The origin first: a page of another site cannot spend its visitor's address budget (the
+  // browser sends the handshake from the visitor's address) and so cut their own tabs off.
+  app.hono.use("/parties/*", async (c, next) => {
+    const foreign = originRefusal(c.req.raw, options());
+    if (foreign) return foreign;
+    await next();
+  });
+  const limiter = routeLimiterFor(app, "live", { reportLockouts: false });
+  if (limiter) app.hono.use("/parties/*", limiter);
+  app.hono.all("/parties/*", (c) =>
+    routeLiveChannel(c.req.raw, namespace, app.container.resolve(SessionManager), options()),
+  );
 }

@@ -10,7 +10,8 @@
 import type { HmacSigner } from "../crypto";
 
 const PURPOSE = "live-ticket|";
-const TICKET = /^([A-Za-z0-9_-]{43})\.(\d{1,15})\.([A-Za-z0-9_-]{43})$/;
+/** Nonce, expiry (canonical decimal: one spelling per number), signature. */
+const TICKET = /^([A-Za-z0-9_-]{43})\.(0|[1-9]\d{0,14})\.([A-Za-z0-9_-]{43})$/;
 
 /** The subprotocol a live socket asks for and the server names in its 101 (RFC 6455 §4.2.2). */
 export const LIVE_PROTOCOL = "gatehouse-live";
