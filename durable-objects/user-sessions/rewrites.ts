@@ -221,7 +221,11 @@ export class RewriteQueue {
       done();
       return "unchanged";
     }
-    const record = { ...value, memberships: applied.memberships };
+    // A session whose current organization lost this person no longer names it: an app that scopes
+    // data by `organizationId` must not keep serving a removed member that organization's data.
+    const { organizationId: current, ...rest } = value;
+    const stillMember = current !== undefined && applied.memberships.some((m) => m.organizationId === current);
+    const record = { ...rest, memberships: applied.memberships, ...(stillMember ? { organizationId: current } : {}) };
     try {
       await this.#store.put(record);
     } catch (err) {
@@ -236,6 +240,9 @@ export class RewriteQueue {
     if (sql.exec("SELECT 1 FROM tombstones WHERE id = ?", sessionId).toArray().length > 0) {
       this.#host.redelete(sessionId);
       return "written";
+    }
+    if (current !== undefined && !stillMember) {
+      sql.exec("UPDATE sessions SET organization_id = NULL WHERE id = ?", sessionId);
     }
     this.#host.notify(sessionId, applied.memberships, at);
     return "written";

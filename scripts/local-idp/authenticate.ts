@@ -53,6 +53,7 @@ async function codeGrant(ctx: IdpContext, body: Record<string, unknown>, hasSecr
   const { session, refreshToken } = ctx.store.createSession(grant.userId, grant.organizationId, {
     authTime: grant.authTime,
     impersonator: grant.impersonator,
+    authTimeClaim: grant.authTimeClaim === true,
   });
   return authResponse(ctx, session, refreshToken);
 }
@@ -85,7 +86,7 @@ async function authResponse(ctx: IdpContext, session: ProviderSession, refreshTo
     organizationId: session.organizationId,
     role,
     permissions: role === null ? [] : (ROLE_PERMISSIONS[role] ?? []),
-    authTime: session.authTime,
+    authTime: session.authTimeClaim || ctx.config.authTimeClaim ? session.authTime : null,
     impersonatorEmail: session.impersonator?.email ?? null,
   });
   return json(200, {

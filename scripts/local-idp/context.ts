@@ -27,6 +27,13 @@ export interface IdpConfig {
    * so a web page that rebinds its own DNS name to 127.0.0.1 cannot drive the provider.
    */
   allowedHosts: ReadonlySet<string> | null;
+  /**
+   * Whether every access token carries `auth_time`. WorkOS's session-token reference and its
+   * emulator have no such claim (its reauthentication page says AuthKit tokens do): off by
+   * default, so the worker is tested the way the emulator answers; a code minted with an explicit
+   * `auth_time` (`POST /__local/codes`) always carries it, so both paths stay tested.
+   */
+  authTimeClaim: boolean;
 }
 
 export interface IdpContext {

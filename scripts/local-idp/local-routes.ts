@@ -113,7 +113,7 @@ async function issueCode(ctx: IdpContext, req: IdpRequest): Promise<Reply> {
     userId,
     organizationId: resolved.value,
     codeChallenge: challenge,
-    ...(authTime !== undefined && { authTime }),
+    ...(authTime !== undefined && { authTime, authTimeClaim: true }),
   });
   const state = field(body, "state");
   const redirectUri = field(body, "redirect_uri");

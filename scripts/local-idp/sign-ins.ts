@@ -40,6 +40,8 @@ export interface AuthorizationCode {
   authTime: number;
   /** Set when an impersonation was armed for this user: the session it starts is impersonated. */
   impersonator: Impersonator | null;
+  /** Its tokens carry `auth_time` whatever the provider's setting (a test asked for one). */
+  authTimeClaim?: boolean;
   expiresAt: number;
   used: boolean;
 }

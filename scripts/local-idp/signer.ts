@@ -1,7 +1,7 @@
 /**
  * Access tokens and PKCE for the local identity provider: an RS256 key pair generated at start,
- * published as a JWKS, signs short-lived access tokens with AuthKit's claims (`auth_time` for
- * step-up, `act` during an impersonation).
+ * published as a JWKS, signs short-lived access tokens with AuthKit's claims (`act` during an
+ * impersonation; `auth_time` only when the provider is set to send it or a test asked for it).
  * The private key never leaves this module and is never written to disk or logged.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
@@ -18,8 +18,8 @@ export interface AccessTokenInput {
   organizationId: string | null;
   role: string | null;
   permissions: readonly string[];
-  /** The person's last active authentication (ms), signed as `auth_time` (seconds). */
-  authTime: number;
+  /** The person's last active authentication (ms), signed as `auth_time` (seconds); null: no such claim. */
+  authTime: number | null;
   /** Who impersonates the user, signed as `act: { sub }` like AuthKit; null when nobody does. */
   impersonatorEmail: string | null;
 }
@@ -38,7 +38,8 @@ export async function createSigner(now: () => number): Promise<Signer> {
     jwks: { keys: [jwk] },
     async sign(input) {
       const iat = Math.floor(now() / 1000);
-      const claims: Record<string, unknown> = { sid: input.sessionId, auth_time: Math.floor(input.authTime / 1000) };
+      const claims: Record<string, unknown> = { sid: input.sessionId };
+      if (input.authTime !== null) claims.auth_time = Math.floor(input.authTime / 1000);
       if (input.impersonatorEmail !== null) claims.act = { sub: input.impersonatorEmail };
       if (input.organizationId !== null) claims.org_id = input.organizationId;
       if (input.role !== null) {

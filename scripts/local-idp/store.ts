@@ -53,6 +53,8 @@ export interface ProviderSession {
   organizationId: string | null;
   /** The person's last active authentication (ms); a refresh keeps it. Access tokens carry it as `auth_time`. */
   authTime: number;
+  /** Its access tokens carry `auth_time` whatever the provider's setting (see `IdpConfig.authTimeClaim`). */
+  authTimeClaim: boolean;
   impersonator: Impersonator | null;
   createdAt: number;
   endedAt: number | null;
@@ -328,7 +330,7 @@ export class IdpStore {
   createSession(
     userId: string,
     organizationId: string | null,
-    grant: { authTime?: number; impersonator?: Impersonator | null } = {},
+    grant: { authTime?: number; impersonator?: Impersonator | null; authTimeClaim?: boolean } = {},
   ): { session: ProviderSession; refreshToken: string } {
     const now = this.#now();
     const session: ProviderSession = {
@@ -336,6 +338,7 @@ export class IdpStore {
       userId,
       organizationId,
       authTime: grant.authTime ?? now,
+      authTimeClaim: grant.authTimeClaim ?? false,
       impersonator: grant.impersonator ?? null,
       createdAt: now,
       endedAt: null,

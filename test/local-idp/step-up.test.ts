@@ -19,7 +19,9 @@ import {
 let idp: LocalIdp;
 let clock = Date.UTC(2031, 4, 1, 12);
 beforeAll(async () => {
-  idp = await startTestIdp({ now: () => clock });
+  // The provider set to send `auth_time` (WorkOS documents it on its reauthentication page; the
+  // default, like its emulator and its session-token reference, sends none: see the last test).
+  idp = await startTestIdp({ now: () => clock, authTimeClaim: true });
 });
 afterAll(() => idp.close());
 beforeEach(async () => {
@@ -30,8 +32,8 @@ beforeEach(async () => {
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
 /** The real SDK's authorization URL, with the step-up options Gatehouse passes. */
-async function flow(options: { maxAge?: number; prompt?: string } = {}) {
-  const workos = sdk(idp);
+async function flow(options: { maxAge?: number; prompt?: string } = {}, server: LocalIdp = idp) {
+  const workos = sdk(server);
   const pkce = await workos.pkce.generate();
   const url = workos.userManagement.getAuthorizationUrl({
     provider: "authkit",
@@ -131,5 +133,21 @@ describe("max_age and prompt on the authorization URL", () => {
     const location = new URL(res.headers.get("location") ?? "");
     expect(location.searchParams.get("error")).toBe(error);
     expect(location.searchParams.get("state")).toBe("st");
+  });
+});
+
+describe("by default (like WorkOS's emulator and its session-token reference)", () => {
+  it("access tokens carry no auth_time (a code minted by /__local/codes with an explicit auth_time still does: test/security/sensitive-actions)", async () => {
+    const plain = await startTestIdp({ now: () => clock });
+    try {
+      const { url, exchange } = await flow({}, plain);
+      const { accessToken } = await exchange(
+        (await signInThroughPage(url, ADA_ID, ACME_ID)).searchParams.get("code") ?? "",
+      );
+      expect(decodeJwt(accessToken).auth_time).toBeUndefined();
+      expect(decodeJwt(accessToken).sid).toEqual(expect.any(String));
+    } finally {
+      await plain.close();
+    }
   });
 });

@@ -132,6 +132,24 @@ describe("organization_membership events", () => {
     expect(await storedMemberships(s.sessionId)).toEqual([]);
   });
 
+  it("deleted: a session whose current organization it was names no organization any more, and its tabs hear it (issue 26)", async () => {
+    const user = freshUser();
+    const s = await newSession(user);
+    const tab = await openTab(user, s.cookie);
+    expect((await manager().resolveSession(req(s.cookie)))?.user.organizationId).toBe(ACME);
+    await sendEvent("organization_membership.deleted", membershipData(user, "admin"));
+    const resolved = await manager().resolveSession(req(s.cookie));
+    expect(resolved?.user.organizationId ?? null).toBeNull();
+    expect(resolved?.user.memberships).toEqual([]);
+    expect(await withTimeout(tab.next("session.updated"))).toMatchObject({ sessionId: s.sessionId, memberships: [] });
+    const listed = (await manager().listSessions(user)).find((x) => x.id === s.sessionId);
+    expect(listed?.organizationId).toBeNull();
+    // Another organization's removal leaves the current one alone.
+    const t = await newSession(user);
+    await sendEvent("organization_membership.deleted", membershipData(user, "admin", { org: GLOBEX }));
+    expect((await manager().resolveSession(req(t.cookie)))?.user.organizationId).toBe(ACME);
+  });
+
   it("keeps the organization's member index and the user's timeline (once per event id, redelivered or not)", async () => {
     const user = freshUser();
     await newSession(user);

@@ -187,7 +187,8 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
         c.resolve(SessionManager),
         c.resolve(IdentityClientToken),
         c.resolve(AuthConfigToken).redirectUrl,
-        { returnOrigins: c.resolve(AuthConfigToken).returnOrigins },
+        // Its login handler always signs: an unsigned flow can only be a browser's own making.
+        { returnOrigins: c.resolve(AuthConfigToken).returnOrigins, requireSignedFlow: true },
       ),
     );
     // Logout: CSRF tokens are issued on GET and required on POST. A GET signs out only when it is

@@ -25,7 +25,10 @@ export interface LoginHandlerOptions {
   /**
    * Signs the sign-in flow cookie so the callback can tell it was not altered: the
    * `SessionManager` whose `handleCallback` finishes the flow (its secret signs), or the
-   * secret(s) themselves. Required: an unsigned flow would let a browser choose its tenant.
+   * secret(s) themselves. Without either (the spec's two arguments) the flow is unsigned: still
+   * bound to this browser by its host-only HttpOnly cookie (state and PKCE verifier), the
+   * organization checked against the person's memberships and `return_to` again at the callback,
+   * but a step-up (`max_age`) never counts from it. A host-chosen tenant or step-up needs a signer.
    */
   sessionManager?: Pick<SessionManager, "signer">;
   secret?: string | readonly string[];
@@ -51,12 +54,6 @@ export function createLoginHandler(
 ): (request: Request) => Promise<Response> {
   const clock = options.clock ?? Date.now;
   const signer = options.sessionManager?.signer ?? (options.secret ? new HmacSigner(options.secret) : null);
-  if (!signer) {
-    throw new AuthError("config_missing", {
-      status: 500,
-      message: "createLoginHandler needs options.sessionManager or options.secret to sign the sign-in flow",
-    });
-  }
   return async (request) => {
     const url = new URL(request.url);
     const organizationId = url.searchParams.get("organization_id") ?? undefined;
@@ -100,6 +97,11 @@ export interface CallbackOptions {
   clock?: () => number;
   /** Same list as the login handler's: re-checked on the way out. */
   returnOrigins?: readonly string[];
+  /**
+   * Refuse a flow whose cookie is not signed (`invalid_state`): for hosts whose login handler
+   * always signs (the auth worker does), so an unsigned flow can only be a browser's own making.
+   */
+  requireSignedFlow?: boolean;
 }
 
 /** The callback route: checks state, exchanges the code, creates the session, redirects to return_to or "/". */
@@ -133,15 +135,21 @@ export async function handleCallback(
       headers: clear,
     });
   }
-  if (!check.ok) {
+  if (!check.ok || (options.requireSignedFlow && !check.signed)) {
     const message =
-      check.reason === "expired"
-        ? "This sign-in took too long and expired. Please start again."
-        : "This sign-in was not started in this browser, or was already used. Please start again.";
-    return errorPage(request, 400, check.reason === "expired" ? "login_expired" : "invalid_state", message, {
-      retryLogin: true,
-      headers: clear,
-    });
+      check.ok || check.reason !== "expired"
+        ? "This sign-in was not started in this browser, or was already used. Please start again."
+        : "This sign-in took too long and expired. Please start again.";
+    return errorPage(
+      request,
+      400,
+      !check.ok && check.reason === "expired" ? "login_expired" : "invalid_state",
+      message,
+      {
+        retryLogin: true,
+        headers: clear,
+      },
+    );
   }
   const flow: LoginFlow = check.flow;
   let signedIn: IdentityUser | undefined;
@@ -151,11 +159,15 @@ export async function handleCallback(
     // The provider's answer decides the tenant; a requested one is only a wish, and createSession
     // refuses either unless the user is a member (403 organization_not_allowed).
     const organizationId = auth.organizationId ?? flow.organizationId;
-    if (flow.maxAge !== undefined) {
-      // A step-up counts only if the provider says the person authenticated just now.
-      const fresh =
-        auth.authenticatedAt !== undefined && auth.authenticatedAt >= clock() - flow.maxAge * 1000 - AUTH_TIME_SKEW_MS;
-      if (!fresh) {
+    // A step-up (`max_age` with `prompt=login`) counts only when it completes a flow this browser
+    // started for a step-up with a signed flow cookie; an `auth_time`, when the provider sends
+    // one, must itself be recent. Without one, recency rests on the provider honouring the request
+    // (see ARCHITECTURE.md, "Step-up"): the sign-in is recent as of this callback.
+    const stepUpAge = check.signed ? flow.maxAge : undefined;
+    if (stepUpAge !== undefined) {
+      const stale =
+        auth.authenticatedAt !== undefined && auth.authenticatedAt < clock() - stepUpAge * 1000 - AUTH_TIME_SKEW_MS;
+      if (stale) {
         throw new AuthError("step_up_required", {
           status: 403,
           message: "The identity provider did not confirm that you signed in again. Please try again.",
@@ -175,9 +187,9 @@ export async function handleCallback(
           ...(auth.accessToken ? { accessToken: auth.accessToken } : {}),
           ...(auth.refreshToken ? { refreshToken: auth.refreshToken } : {}),
         },
-        // Only the provider's word makes a sign-in recent: without `auth_time` it is unknown (0),
-        // and the step-up check above already refused a step-up without one.
-        authenticatedAt: auth.authenticatedAt ?? 0,
+        // A plain sign-in may ride on the provider's own session: without `auth_time` its recency is
+        // unknown (0). A step-up's is the provider's `auth_time`, or this callback's time.
+        authenticatedAt: auth.authenticatedAt ?? (stepUpAge !== undefined ? clock() : 0),
         ...(auth.impersonator ? { impersonator: auth.impersonator } : {}),
       },
     );

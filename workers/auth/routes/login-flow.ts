@@ -4,9 +4,13 @@
  * short-lived cookie whose name carries the flow id, so two tabs signing in
  * at once each keep their own. The cookie is `__Host-` (HttpOnly, Secure,
  * SameSite=Lax) whenever the redirect URL is https, so no sibling subdomain
- * can plant one. It never holds anything but this flow's own values, and its
- * value is signed (HMAC under the session secret, purpose `login-flow|`, bound
- * to the state nonce): a browser cannot swap the organization or return path.
+ * can plant one. It never holds anything but this flow's own values. With a
+ * signer (the auth worker always has one) its value is signed (HMAC under the
+ * session secret, purpose `login-flow|`, bound to the state nonce): a browser
+ * cannot swap the organization or return path. The spec's two-argument
+ * `createLoginHandler` has no secret: its flow is unsigned, and the callback
+ * treats it as a plain sign-in (the organization is checked against the
+ * memberships, `return_to` again, a step-up never counts).
  */
 import { buildSetCookie, parseCookie } from "../cookies";
 import {
@@ -57,7 +61,8 @@ export async function startLoginFlow(
     maxAge?: number;
     secure: boolean;
     now: number;
-    signer: HmacSigner;
+    /** null: an unsigned flow (the spec's two-argument login handler). */
+    signer: HmacSigner | null;
     random?: RandomSource;
   },
 ): Promise<{ flow: LoginFlow; codeChallenge: string; setCookies: string[] }> {
@@ -70,7 +75,7 @@ export async function startLoginFlow(
     expiresAt: input.now + LOGIN_FLOW_TTL_SECONDS * 1000,
   };
   const payload = base64url(new TextEncoder().encode(JSON.stringify(flow)));
-  const value = `${payload}.${await input.signer.sign(signedData(flow.state, payload))}`;
+  const value = input.signer ? `${payload}.${await input.signer.sign(signedData(flow.state, payload))}` : payload;
   const setCookies = [
     buildSetCookie(cookieName(flow.state, input.secure), value, cookieOptions(input.secure, LOGIN_FLOW_TTL_SECONDS)),
   ];
@@ -85,7 +90,8 @@ export async function startLoginFlow(
 }
 
 export type FlowCheck =
-  | { ok: true; flow: LoginFlow; clearCookie: string }
+  /** `signed`: the cookie carried a valid signature (an unsigned one has no dot at all). */
+  | { ok: true; flow: LoginFlow; signed: boolean; clearCookie: string }
   | { ok: false; reason: "missing" | "mismatch" | "expired"; clearCookie?: string };
 
 /** What the flow cookie's signature covers: the purpose, the state nonce and the payload. */
@@ -110,14 +116,15 @@ export async function takeLoginFlow(
   const raw = parseCookie(request.headers.get("Cookie") ?? "")[name];
   if (!raw) return { ok: false, reason: "missing" };
   const dot = raw.lastIndexOf(".");
-  const payload = dot > 0 ? raw.slice(0, dot) : "";
-  if (!payload || !(await signer.verify(signedData(state, payload), raw.slice(dot + 1)))) {
+  const signed = dot !== -1;
+  const payload = signed ? raw.slice(0, dot) : raw;
+  if (!payload || (signed && !(await signer.verify(signedData(state, payload), raw.slice(dot + 1))))) {
     return { ok: false, reason: "mismatch", clearCookie };
   }
   const flow = decodeFlow(payload);
   if (!flow || !timingSafeEqual(flow.state, state)) return { ok: false, reason: "mismatch", clearCookie };
   if (now >= flow.expiresAt) return { ok: false, reason: "expired", clearCookie };
-  return { ok: true, flow, clearCookie };
+  return { ok: true, flow, signed, clearCookie };
 }
 
 function decodeFlow(raw: string): LoginFlow | null {
