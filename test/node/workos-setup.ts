@@ -5,20 +5,10 @@
  * IDENTITY_* bindings. Stopped at teardown.
  */
 import type { TestProject } from "vitest/node";
-import { startWorkosEmulatorWorld } from "../../scripts/workos-emulator/world.ts";
+import { startWorkosEmulatorWorld, type WorkosEmulatorWorld } from "../../scripts/workos-emulator/world.ts";
 
-export interface ProvidedWorkos {
-  url: string;
-  hostname: string;
-  port: number;
-  apiKey: string;
-  clientId: string;
-  userIds: Record<string, string>;
-  organizationIds: Record<string, string>;
-  membershipIds: Record<string, string>;
-  relayUrl: string;
-  webhookSecret: string;
-}
+/** What `inject("workos")` returns: the world without its Node-side handles (test/workos/provided.ts mirrors it). */
+export type ProvidedWorkos = Omit<WorkosEmulatorWorld, "deliveries" | "close">;
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -246,8 +246,8 @@ describe("the live family's rate limits (issue 25)", () => {
     const user = freshUser();
     const { cookie } = await newSession(sessions, user);
     const visitor = { "CF-Connecting-IP": "198.51.100.78" };
-    // 61 handshakes a foreign page makes the visitor's browser send: refused for their origin, not counted.
-    for (let i = 0; i < 61; i++) {
+    // 601 handshakes a foreign page makes the visitor's browser send: refused for their origin, not counted.
+    for (let i = 0; i < 601; i++) {
       const res = await up("user_x", { Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site", ...visitor });
       expect(res.status).toBe(403);
     }
@@ -255,21 +255,21 @@ describe("the live family's rate limits (issue 25)", () => {
     expect(own.status).toBe(101);
     own.webSocket?.accept();
     own.webSocket?.close(1000, "done");
-    // The address's own 60 (counted from any allowed page): then 429, whoever asks.
+    // The address's own 600 (counted from any allowed page): then 429, whoever asks.
     const busy = { "CF-Connecting-IP": "198.51.100.79" };
     let admitted = 0;
     let refused: Response | null = null;
-    while (!refused && admitted <= 120) {
+    while (!refused && admitted <= 1_200) {
       const res = await up(freshUser(), { Origin: ORIGIN, ...busy });
       if (res.status === 429) refused = res;
       else admitted++;
     }
     expect(refused?.status).toBe(429);
-    expect(admitted).toBeGreaterThanOrEqual(60);
+    expect(admitted).toBeGreaterThanOrEqual(600);
     const late = await up(user, { Origin: ORIGIN, Cookie: cookie, "Sec-Fetch-Site": "same-origin", ...busy });
     expect(late.status).toBe(429);
     // An automatic reconnect refused by the limit is not the person's own attempt: nothing on their record.
     const types = (await sessions.timeline(user)).events.map((e) => e.type);
     expect(types).not.toContain("ratelimit.lockout");
-  });
+  }, 120_000); // counts about 1,800 requests: bounded by count, so a busy machine only makes it slower
 });

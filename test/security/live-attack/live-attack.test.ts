@@ -66,9 +66,9 @@ describe("issue 25: the live channel against an outsider (wrangler dev, real soc
     expect(minted.status).toBe(200);
     const { ticket: mallorysTicket } = (await minted.json()) as { ticket: string };
 
-    // The control, first: Margaret's own tab (her cookie, the auth worker's own page) is in. (wrangler
-    // dev keys every upgrade by the loopback address, and Node's WebSocket client repeats a refused
-    // handshake once, so the attempts below use up the live family's limit for 127.0.0.1.)
+    // The control: Margaret's own tab (her cookie, the auth worker's own page) is in. (wrangler dev
+    // keys every upgrade by the loopback address, and Node's WebSocket client repeats a refused
+    // handshake once: the attempts below count twice against 127.0.0.1's live budget.)
     const own = await attempt("own", channel(MARGARET_ID), {
       Origin: stack.authUrl,
       Cookie: victim.cookie,
@@ -153,11 +153,11 @@ describe("issue 25: the live channel against an outsider (wrangler dev, real soc
 
   it("finding 2: /parties/* answers 429 past its limit for one address", async () => {
     const address = { "CF-Connecting-IP": "2001:db8:25:3::1" };
-    // The live family: 60 per 60 s per address (README "Rate limits"). A fixed window may turn while
-    // this runs, so at most two windows' worth (120) pass before the first 429.
+    // The live family: 600 per 60 s per address (README "Rate limits"). A fixed window may turn while
+    // this runs, so at most two windows' worth (1,200) pass before the first 429.
     let admitted = 0;
     let refused: Response | null = null;
-    while (!refused && admitted <= 120) {
+    while (!refused && admitted <= 1_200) {
       const res = await fetch(`${stack.authUrl}/parties/user-sessions/${MARGARET_ID}`, {
         headers: { Accept: "application/json", ...address },
       });
@@ -169,12 +169,12 @@ describe("issue 25: the live channel against an outsider (wrangler dev, real soc
       }
     }
     expect(refused?.status).toBe(429);
-    expect(admitted).toBeGreaterThanOrEqual(60);
-    expect(admitted).toBeLessThanOrEqual(120);
+    expect(admitted).toBeGreaterThanOrEqual(600);
+    expect(admitted).toBeLessThanOrEqual(1_200);
     const late = await fetch(`${stack.authUrl}/parties/user-sessions/${MARGARET_ID}`, {
       headers: { Accept: "application/json", ...address },
     });
     expect(late.status).toBe(429);
     expect(Number(late.headers.get("Retry-After"))).toBeGreaterThan(0);
-  });
+  }, 180_000); // bounded by count (at most 1,201 requests); a busy machine only makes it slower
 });

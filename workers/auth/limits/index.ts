@@ -27,8 +27,11 @@ export const AUTH_RATE_LIMITS = {
   callback: { limit: 20, window: 60 },
   admin: { limit: 60, window: 60 },
   webhooks: { limit: 600, window: 60 },
-  /** `/parties/*`: every upgrade per address; refused upgrades also per user id in the path. */
-  live: { limit: 60, window: 60 },
+  /**
+   * `/parties/*`: every upgrade per address (an office behind one NAT opens a socket per page view,
+   * so the budget is generous); refused upgrades also per user id in the path.
+   */
+  live: { limit: 600, window: 60 },
 } as const;
 
 export type AuthRouteFamily = keyof typeof AUTH_RATE_LIMITS;
