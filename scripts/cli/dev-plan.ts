@@ -1,8 +1,8 @@
 /**
  * What `gatehouse-workers dev` will do, decided from the flags and `.dev.vars` before anything
  * starts: the worker's port, whether to run the local identity provider (IDENTITY_API_HOSTNAME on
- * loopback) with which webhook and security-event receiver, and wrangler's arguments. Pure; never
- * prints a secret's value.
+ * loopback) with which webhook and security-event receiver, or WorkOS's emulator instead
+ * (`--workos-emulator`), and wrangler's arguments. Pure; never prints a secret's value.
  */
 import { describeProblems, isLoopbackHost } from "../../workers/auth/config/rules.ts";
 import { LOCAL_IDP_DEFAULTS, type LocalIdpOptions } from "../local-idp/index.ts";
@@ -16,6 +16,17 @@ export const WORKER_HOST = "127.0.0.1";
 export interface DevFlags {
   port?: string | undefined;
   idpPort?: string | undefined;
+  /** Run WorkOS's emulator instead of the local provider (`--workos-emulator`). */
+  workosEmulator?: boolean | undefined;
+}
+
+/** WorkOS's emulator in place of the local provider: its ids and port are known once it runs (dev-emulator.ts). */
+export interface EmulatorPlan {
+  /**
+   * Where the relay forwards the emulator's deliveries, signed with .dev.vars' IDENTITY_WEBHOOK_SECRET
+   * (the worker's own), or null when .dev.vars has none (webhooks off).
+   */
+  webhook: { url: string; secret: string } | null;
 }
 
 export interface DevPlan {
@@ -23,9 +34,11 @@ export interface DevPlan {
   port: number;
   /** The local identity provider to start first, or null when .dev.vars names another provider. */
   idp: LocalIdpOptions | null;
+  /** WorkOS's emulator to start first instead (`--workos-emulator`), else null. */
+  emulator: EmulatorPlan | null;
   /** `--var NAME:value` overrides that keep .dev.vars consistent with the flags, e.g. `IDENTITY_API_PORT:9000`. */
   vars: string[];
-  /** wrangler's arguments (after the executable). */
+  /** wrangler's arguments (after the executable); with the emulator, `dev` adds its variables once it runs. */
   wranglerArgs: string[];
   /** The environment added to wrangler's. */
   wranglerEnv: Record<string, string>;
@@ -57,18 +70,39 @@ export function planDev(flags: DevFlags, devVars: Readonly<Record<string, string
       vars.push(`AUTH_REDIRECT_URL:${url.href}`);
     }
   }
-  const idp = localIdp(flags, devVars, port, vars);
+  if (flags.workosEmulator && flags.idpPort !== undefined) {
+    throw new CliError(
+      "usage",
+      "dev: --idp-port is the local provider's; WorkOS's emulator picks a free port (drop one of them)",
+    );
+  }
+  const idp = flags.workosEmulator ? null : localIdp(flags, devVars, port, vars);
+  const secret = devVars.IDENTITY_WEBHOOK_SECRET;
+  const emulator: EmulatorPlan | null = flags.workosEmulator
+    ? { webhook: secret ? { url: identityWebhookUrl(port), secret } : null }
+    : null;
   const securityEvents = securityEventsDestination(devVars, idp, vars);
-  const wranglerArgs = ["dev", "--ip", WORKER_HOST, "--port", String(port), "--show-interactive-dev-session=false"];
-  for (const v of vars) wranglerArgs.push("--var", v);
   return {
     port,
     idp,
+    emulator,
     vars,
-    wranglerArgs,
+    wranglerArgs: wranglerArgsFor(port, vars),
     wranglerEnv: { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
     securityEvents,
   };
+}
+
+/** `wrangler dev` on WORKER_HOST:`port` with `vars` (`NAME:value`) as `--var` overrides. */
+export function wranglerArgsFor(port: number, vars: readonly string[]): string[] {
+  const args = ["dev", "--ip", WORKER_HOST, "--port", String(port), "--show-interactive-dev-session=false"];
+  for (const v of vars) args.push("--var", v);
+  return args;
+}
+
+/** The worker's provider-webhook route on `port`, where signed deliveries go. */
+function identityWebhookUrl(workerPort: number): string {
+  return `http://${WORKER_HOST}:${workerPort}/webhooks/identity`;
 }
 
 function localIdp(
@@ -102,7 +136,7 @@ function localIdp(
     host: bare === "::1" || /^127(\.\d{1,3}){3}$/.test(bare) ? bare : "127.0.0.1",
     apiKey: devVars.IDENTITY_API_KEY || LOCAL_IDP_DEFAULTS.apiKey,
     clientId: devVars.IDENTITY_CLIENT_ID || LOCAL_IDP_DEFAULTS.clientId,
-    ...(secret ? { webhook: { url: `http://${WORKER_HOST}:${workerPort}/webhooks/identity`, secret } } : {}),
+    ...(secret ? { webhook: { url: identityWebhookUrl(workerPort), secret } } : {}),
     ...(eventsSecret ? { securityEvents: { secret: eventsSecret } } : {}),
   };
 }

@@ -2,14 +2,16 @@
  * `gatehouse-workers dev`: in a project made by `init`, checks `.dev.vars` with the worker's own
  * rules, starts the local identity provider when .dev.vars points at loopback (receiving the
  * worker's security events when .dev.vars has their secret; its directory kept beside wrangler's
- * local state, in `.wrangler/state/local-idp/directory.json`), then runs the project's `wrangler dev`
- * and exits with its code. Refuses before starting anything; never prints a secret, and always
- * closes the provider it started.
+ * local state, in `.wrangler/state/local-idp/directory.json`), or WorkOS's emulator instead with
+ * `--workos-emulator` (dev-emulator.ts), then runs the project's `wrangler dev` and exits with its
+ * code. Refuses before starting anything; never prints a secret, and always closes the provider it
+ * started.
  */
 import { join } from "node:path";
 import { parseCommand, stringFlag } from "./args.ts";
 import type { CliContext } from "./context.ts";
-import { type DevPlan, planDev, WORKER_HOST } from "./dev-plan.ts";
+import { emulatorLines, emulatorVars, startEmulator } from "./dev-emulator.ts";
+import { type DevPlan, planDev, WORKER_HOST, wranglerArgsFor } from "./dev-plan.ts";
 import { readDevVars } from "./dev-vars.ts";
 import { CliError } from "./errors.ts";
 import { DIRECTORY_FILE, directoryFileIn, startIdp } from "./idp.ts";
@@ -17,9 +19,16 @@ import { isPortFree } from "./ports.ts";
 import { USAGE } from "./usage.ts";
 import { findWrangler, runWrangler } from "./wrangler.ts";
 
-/** `gatehouse-workers dev [--port 8787] [--idp-port 8788]`, run in the project directory (`ctx.cwd`). */
+/**
+ * `gatehouse-workers dev [--port 8787] [--idp-port 8788 | --workos-emulator]`, run in the project
+ * directory (`ctx.cwd`).
+ */
 export async function runDev(args: readonly string[], ctx: CliContext): Promise<number> {
-  const parsed = parseCommand("dev", args, { port: { type: "string" }, "idp-port": { type: "string" } });
+  const parsed = parseCommand("dev", args, {
+    port: { type: "string" },
+    "idp-port": { type: "string" },
+    "workos-emulator": { type: "boolean" },
+  });
   if (parsed.values.help) {
     ctx.out(USAGE);
     return 0;
@@ -34,7 +43,14 @@ export async function runDev(args: readonly string[], ctx: CliContext): Promise<
       `no .dev.vars in ${ctx.cwd}: run this in a project made by \`gatehouse-workers init\``,
     );
   }
-  const plan = planDev({ port: stringFlag(parsed, "port"), idpPort: stringFlag(parsed, "idp-port") }, devVars);
+  const plan = planDev(
+    {
+      port: stringFlag(parsed, "port"),
+      idpPort: stringFlag(parsed, "idp-port"),
+      workosEmulator: parsed.values["workos-emulator"] === true,
+    },
+    devVars,
+  );
   const wrangler = findWrangler(ctx.cwd);
   const command = ctx.devCommand ?? "gatehouse-workers dev";
   // The port flags given, repeated in a hint so that following it keeps them.
@@ -52,19 +68,27 @@ export async function runDev(args: readonly string[], ctx: CliContext): Promise<
         portHint(command, [{ flag: "--idp-port", port: plan.idp.port ?? 0 }], given),
       )
     : null;
+  // Never both: the plan runs the emulator only in place of the local provider.
+  const emulator = plan.emulator ? await startEmulator(plan.emulator, ctx.err) : null;
   try {
-    if (idp && plan.idp) {
+    // The emulator's port and ids are known once it runs: its variables join the plan's then.
+    const vars = emulator ? [...plan.vars, ...emulatorVars(emulator, devVars)] : plan.vars;
+    if (emulator && plan.emulator) {
+      for (const line of emulatorLines(emulator, plan.emulator)) ctx.out(line);
+    } else if (idp && plan.idp) {
       const webhook = plan.idp.webhook ? `signed webhooks to ${plan.idp.webhook.url}` : "webhooks off";
       ctx.out(`gatehouse-workers: local identity provider on ${idp.url}  (directory in ${DIRECTORY_FILE}; ${webhook})`);
     } else {
       ctx.out(`gatehouse-workers: identity provider from .dev.vars (${devVars.IDENTITY_API_HOSTNAME ?? "WorkOS"})`);
     }
-    for (const v of plan.vars) ctx.out(`gatehouse-workers: for this run ${v.replace(":", "=")}`);
+    for (const v of vars) ctx.out(`gatehouse-workers: for this run ${v.replace(":", "=")}`);
     ctx.out(`gatehouse-workers: ${securityEventsLine(plan, idp?.url ?? null)}`);
     const origin = `http://${WORKER_HOST}:${plan.port}`;
     ctx.out(`gatehouse-workers: auth worker starting on ${origin}  (sign in: ${origin}/auth/login)`);
-    return await runWrangler(wrangler, plan.wranglerArgs, { cwd: ctx.cwd, env: { ...ctx.env, ...plan.wranglerEnv } });
+    const wranglerArgs = emulator ? wranglerArgsFor(plan.port, vars) : plan.wranglerArgs;
+    return await runWrangler(wrangler, wranglerArgs, { cwd: ctx.cwd, env: { ...ctx.env, ...plan.wranglerEnv } });
   } finally {
+    await emulator?.close();
     await idp?.close();
   }
 }
@@ -123,6 +147,9 @@ function alternative(flag: string, taken: number): number {
 /** Where the worker's security events go, in one line (the URL, never the secret). */
 function securityEventsLine(plan: DevPlan, idpUrl: string | null): string {
   const events = plan.securityEvents;
+  if (events === null && plan.emulator) {
+    return "security events are not sent (WorkOS's emulator has no security-event inbox; the local provider lists them)";
+  }
   if (events === null) {
     return plan.idp
       ? "security events are not sent (add SECURITY_EVENTS_WEBHOOK_SECRET to .dev.vars to see them on the provider's page)"

@@ -11,13 +11,18 @@ Commands:
       .dev.vars with fresh secrets, README.md). Refuses a non-empty <dir> unless --force, and
       never overwrites a file. The worker name defaults to the directory's name.
 
-  dev [--port 8787] [--idp-port 8788]
+  dev [--port 8787] [--idp-port 8788 | --workos-emulator]
       In a project made by init: check .dev.vars, start the local identity provider when
       IDENTITY_API_HOSTNAME is a loopback address (signed webhooks to the worker; with
       SECURITY_EVENTS_WEBHOOK_SECRET in .dev.vars it also receives the worker's security events
       and lists them on its page), then run the project's wrangler dev on http://127.0.0.1:<port>.
       The provider's directory (people, roles, organizations) is kept across restarts in
       .wrangler/state/local-idp/directory.json. A taken port stops it before anything starts.
+      --workos-emulator runs WorkOS's own emulator instead, for this run, on a free port:
+      workos@0.14.0, installed on first use into ~/.cache/gatehouse (or $GATEHOUSE_CACHE_DIR),
+      never a dependency. Same demo people; .dev.vars values naming their ids (say
+      ADMIN_CONSOLE_ORGANIZATIONS) get the emulator's ids. It has no sign-in page: /auth/login
+      signs in its first person (Ada) unless the authorize URL carries login_hint=<email>.
 
   dev-idp [--port 8788] [--host 127.0.0.1] [--webhook-url <url> --webhook-secret <secret>]
           [--security-events-secret <secret>] [--directory-file <path> | --in-memory]

@@ -3,9 +3,12 @@
  * place (country, region, city); the first sign-in from a pair is `session.new_device`. The alarm
  * prunes timeline events, known devices and receipts older than the retention (90 days by
  * default), by the objects' injected clock: afterwards a sign-in from a forgotten device is new again.
+ * The place is the edge's `request.cf` (a populated one, as Cloudflare sends it), or a source given instead.
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { checkAuthEnvironment } from "gatehouse-workers/auth";
+import { env, exports } from "cloudflare:workers";
+import { Application } from "gatehouse-workers";
+import { AuthServiceProvider, checkAuthEnvironment, FakeIdentityClient } from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
 import { objectNow } from "../../durable-objects/clock";
 import type { UserSessions } from "../../durable-objects/user-sessions";
@@ -18,7 +21,9 @@ import {
   eventsOf,
   FIREFOX_140_MAC,
   FIREFOX_141_MAC,
+  freshAddress,
   freshUser,
+  identity,
   manager,
   ORIGIN,
   PARIS,
@@ -28,6 +33,36 @@ import {
 } from "./helpers";
 
 const DAY = 24 * 3600 * 1000;
+
+/**
+ * `request.cf` as Cloudflare's edge attaches it to a request from London: the fields of
+ * `IncomingRequestCfProperties` (https://developers.cloudflare.com/workers/runtime-apis/request/#incomingrequestcfproperties,
+ * typed in @cloudflare/workers-types): `colo` "the three-letter IATA airport code of the data center
+ * that the request hit", `country` ISO 3166-1 alpha-2 (omitted when Cloudflare cannot tell),
+ * `region` the ISO 3166-2 name of the first-level region and `city` when known, plus the connection
+ * facts the edge sends beside them. The worker keeps `country`, `region`, `city` and `colo` (LONDON).
+ */
+const LONDON_EDGE = {
+  asn: 5607,
+  asOrganization: "Sky UK",
+  clientTcpRtt: 12,
+  colo: "LHR",
+  edgeRequestKeepAliveStatus: 1,
+  httpProtocol: "HTTP/2",
+  requestPriority: "",
+  tlsVersion: "TLSv1.3",
+  tlsCipher: "AEAD-AES128-GCM-SHA256",
+  country: "GB",
+  continent: "EU",
+  city: "London",
+  postalCode: "EC1A",
+  latitude: "51.50740",
+  longitude: "-0.12780",
+  timezone: "Europe/London",
+  region: "England",
+  regionCode: "ENG",
+} satisfies IncomingRequestCfPropertiesBase & IncomingRequestCfPropertiesGeographicInformation;
+const LONDON = { country: "GB", region: "England", city: "London", colo: "LHR" };
 
 describe("new-device detection", () => {
   it("the first sign-in from a device and place is new; the same pair again is not; another place or device is", async () => {
@@ -176,5 +211,64 @@ describe("where a sign-in comes from", () => {
       ok: false,
       problems: [{ variable: "GATEHOUSE_DEV_LOCATION_HEADER", rule: "loopback_only" }],
     });
+  });
+
+  it("a sign-in whose requests carry the edge's request.cf (London) gets that place: the session, the device and the account page", async () => {
+    // The auth routes (login, then callback) with the default location source (`request.cf`). The
+    // provider is a stand-in (FakeIdentityClient, issued codes only): this project's deployed worker
+    // talks to WorkOS, unreachable here (its outbound fetches reach the test receiver), and the place
+    // never comes from the provider.
+    const user = identity(freshUser());
+    const provider = new FakeIdentityClient({ users: [user], synthetic: false });
+    const app = Application.create(env, { providers: [new AuthServiceProvider({ identityClient: provider })] });
+    // CF-Connecting-IP is the edge's header for the client address
+    // (https://developers.cloudflare.com/fundamentals/reference/http-headers/).
+    const headers = { "User-Agent": FIREFOX_140_MAC, "CF-Connecting-IP": freshAddress() };
+    const start = await app.fetch(new Request(`${ORIGIN}/auth/login`, { headers, cf: LONDON_EDGE }));
+    expect(start.status).toBe(302);
+    const flowCookie = start.headers.getSetCookie()[0]!.split(";")[0]!;
+    const authorize = new URL(start.headers.get("Location")!);
+    const code = provider.issueCode(user.id, { codeChallenge: authorize.searchParams.get("code_challenge")! });
+    const callback = await app.fetch(
+      new Request(`${ORIGIN}/auth/callback?code=${code}&state=${authorize.searchParams.get("state")}`, {
+        headers: { ...headers, Cookie: flowCookie },
+        cf: LONDON_EDGE,
+      }),
+    );
+    expect(callback.status).toBe(302);
+    const session = callback.headers
+      .getSetCookie()
+      .map((line) => line.split(";")[0]!)
+      .find((pair) => pair.startsWith("__Host-gh_session="))!;
+
+    const [device] = await stubOf(user.id).devices();
+    expect(device).toMatchObject({ device: "Firefox 140 on macOS", location: LONDON, sessions: 1 });
+    expect((await eventsOf(user.id, "session.new_device"))[0]?.location).toEqual(LONDON);
+    // The deployed worker's account page, called the way the platform calls the worker (`exports.default`).
+    const page = await exports.default.fetch(`${ORIGIN}/account/sessions`, {
+      headers: { ...headers, Cookie: session, Accept: "application/json" },
+    });
+    expect(page.status).toBe(200);
+    const { sessions } = (await page.json()) as { sessions: { location: unknown; place: string }[] };
+    expect(sessions).toEqual([expect.objectContaining({ location: LONDON, place: "London, England, GB (LHR)" })]);
+  });
+
+  it("the deployed worker gets request.cf as the platform hands a request over (exports.default.fetch): a signed-out cookie used again from London is told with that place", async () => {
+    const user = freshUser();
+    const sessions = manager();
+    // Signed out in Paris ten minutes ago: past the grace left to that browser's own last requests.
+    const old = await atObjectTime(Date.now() - 10 * 60_000, async () => {
+      const signedIn = await signIn(sessions, user, { location: PARIS });
+      await sessions.revokeSession(signedIn.sessionId);
+      return signedIn;
+    });
+    const res = await exports.default.fetch(
+      new Request(`${ORIGIN}/account/sessions`, {
+        headers: { Cookie: old.cookie, Accept: "application/json", "CF-Connecting-IP": freshAddress() },
+        cf: LONDON_EDGE,
+      }),
+    );
+    expect(res.status).toBe(401);
+    expect((await eventsOf(user, "session.refused")).map((e) => e.location)).toEqual([LONDON]);
   });
 });

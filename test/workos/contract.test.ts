@@ -62,6 +62,16 @@ describe("sign-in through WorkOS's hosted authorize", () => {
     });
   });
 
+  it("an inactive membership grants nothing (the emulator ignores the `statuses` filter: the worker checks each status)", async () => {
+    const membership = workos.membershipIds["user_01GRACEHOPPER0000000000000:org_01GLOBEX000000000000000000"]!;
+    await workosApi("PUT", `/user_management/organization_memberships/${membership}/deactivate`);
+    const jar: Jar = {};
+    await signIn(jar, "grace@globex.test");
+    const user = (await me(jar)).body.user as { memberships: { organizationId: string }[] };
+    expect(user.memberships.map((m) => m.organizationId)).toEqual([ACME]);
+    await workosApi("PUT", `/user_management/organization_memberships/${membership}/reactivate`);
+  });
+
   it("into an organization the person is not a member of: refused (403 organization_not_allowed)", async () => {
     const jar: Jar = {};
     const res = await signIn(jar, "margaret@example.test", `?organization_id=${ACME}`);

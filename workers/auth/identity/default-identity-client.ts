@@ -166,15 +166,19 @@ export class DefaultIdentityClient implements IdentityClient {
       statuses: ["active"],
       limit: 100,
     });
+    // The filter is a request; the status is the answer (WorkOS's emulator ignores `statuses`):
+    // an inactive or pending membership never grants a role here.
     return Promise.all(
-      page.data.map(async (m) => {
-        const org = await this.#workos.organizations.getOrganization(m.organizationId);
-        return {
-          organizationId: m.organizationId,
-          organizationSlug: org.externalId || slugify(org.name),
-          role: m.role.slug,
-        };
-      }),
+      page.data
+        .filter((m) => m.status === "active")
+        .map(async (m) => {
+          const org = await this.#workos.organizations.getOrganization(m.organizationId);
+          return {
+            organizationId: m.organizationId,
+            organizationSlug: org.externalId || slugify(org.name),
+            role: m.role.slug,
+          };
+        }),
     );
   }
 }
