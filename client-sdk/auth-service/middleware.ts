@@ -4,7 +4,8 @@
  * resolves the session through the auth worker's service binding and sets the
  * same request values, so `currentUser` and `RoleMiddleware` work after it.
  * Without a session: page navigations go to the auth worker's login URL with
- * `return_to`; API calls (non-GET, JSON-only Accept, or `api: true`) get 401 JSON. It never grants a request when the
+ * `return_to`, a browser's form submission there too (303, no `return_to`); API calls (JSON-only Accept,
+ * another method without `Accept: text/html`, or `api: true`) get 401 JSON. It never grants a request when the
  * auth worker cannot answer: that is a clear 5xx JSON answer. With `live`, the pages it guards
  * carry the session's live channel (see live.ts).
  */

@@ -41,9 +41,8 @@ type Wrap = Constructor<object>;
 
 export interface PlatformServiceProviderOptions {
   /**
-   * The driver every detected Hyperdrive binding's `PooledDbClient` queries with:
-   * `postgresDriver` from `gatehouse-workers/hyperdrive`. Without it the binding is
-   * still registered, and `query` throws `BindingError("driver_missing")` naming that import.
+   * The driver every detected Hyperdrive binding's `PooledDbClient` queries with, e.g.
+   * `postgresDriver` from `gatehouse-workers/hyperdrive`. Default: the client's built-in one.
    */
   pooledDbDriver?: PooledDbDriver;
 }

@@ -1,9 +1,10 @@
 /**
  * @module
  * `VersionedKVStore`: content-addressed values in KV. `content:{sha256}`
- * holds the JSON (expiring after `contentTtl`), `ptr:{key}` the current hash.
- * It must never write what KV already holds: a `put` of the current value
- * costs one read and no write (see ARCHITECTURE.md for every method's cost).
+ * holds the JSON, `ptr:{key}` the current hash. Every `put` leaves the value
+ * readable for at least `contentTtl` from that put; it must never write what KV
+ * already holds for that long: a repeated `put` costs one read and, within the
+ * refresh window, no write (see ARCHITECTURE.md for every method's cost).
  */
 import { KV_MIN_TTL_SECONDS, KVStore } from "../bindings/kv";
 import { sha256Hex } from "../core/digest";
@@ -14,7 +15,11 @@ import { KV_MAX_VALUE_BYTES, toJson } from "./serialize";
 export interface VersionedKVOptions {
   /** Lifetime of `content:{hash}` keys in seconds: an integer >= 60. Default 86400. */
   contentTtl?: number;
-  /** Clock in milliseconds since the epoch, injectable for tests. Default `Date.now`. */
+  /**
+   * Clock in milliseconds since the epoch, injectable for tests. Default `Date.now`. Content
+   * expirations are absolute times from this clock, so it must not run behind KV's (KV refuses an
+   * expiration under 60 s ahead; ours are at least 90 s ahead).
+   */
   now?: () => number;
 }
 
@@ -28,6 +33,12 @@ export interface PointerMetadata {
 }
 
 export const DEFAULT_CONTENT_TTL = 86_400;
+/**
+ * Content is written to expire `contentTtl` plus this window after the put that writes it (half the
+ * TTL, at most an hour), so puts during the window still find it alive for a full `contentTtl` and
+ * write nothing: at most one content write per window per value, however often it is put.
+ */
+const MAX_REFRESH_WINDOW = 3_600;
 /** How many recent versions a pointer remembers (about 80 bytes each; KV metadata max 1024). */
 const KNOWN_VERSIONS = 8;
 /** KV's longest key is 512 bytes; `ptr:` takes 4. */
@@ -46,6 +57,7 @@ const encoder = new TextEncoder();
 export class VersionedKVStore {
   readonly #kv: KVNamespace;
   readonly #ttl: number;
+  readonly #window: number;
   readonly #now: () => number;
 
   constructor(kv: KVStore | KVNamespace, options: VersionedKVOptions = {}) {
@@ -57,15 +69,19 @@ export class VersionedKVStore {
       });
     }
     this.#ttl = ttl;
+    this.#window = Math.min(Math.floor(ttl / 2), MAX_REFRESH_WINDOW);
     this.#now = options.now ?? Date.now;
   }
 
   /**
    * Stores `value` and points `key` at it; returns the SHA-256 hex of its JSON.
+   * Spec: the content then lives at least `contentTtl` from this put (KV's own
+   * `expiration`, from the same clock as the pointer's record of it).
    * KV cost: 1 read, then 0 writes when the value is current and its content
-   * has at least half its TTL left; 1 write (pointer) when the pointer's
-   * metadata shows the content exists with that much life left; else 2
-   * writes, content first, so a reader never sees a pointer to nothing.
+   * still has `contentTtl` left; 1 write (pointer) when the pointer's metadata
+   * shows the content exists with that much life left; else 2 writes, content
+   * first (to live `contentTtl` + the refresh window), so a reader never sees a
+   * pointer to nothing.
    */
   async put<T>(key: string, value: T): Promise<string> {
     const pointerKey = checkKey(key);
@@ -81,13 +97,14 @@ export class VersionedKVStore {
     const now = Math.floor(this.#now() / 1000);
     const known = knownVersions(pointer.metadata, now);
     const expiresAt = known.find(([h]) => h === hash)?.[1];
-    const fresh = expiresAt !== undefined && expiresAt - now >= this.#ttl / 2;
-    if (fresh && pointer.value === hash) return hash;
+    const livesFullTtl = expiresAt !== undefined && expiresAt - now >= this.#ttl;
+    if (livesFullTtl && pointer.value === hash) return hash;
 
     let contentExpiresAt = expiresAt ?? 0;
-    if (!fresh) {
-      await this.#kv.put(`content:${hash}`, bytes, { expirationTtl: this.#ttl });
-      contentExpiresAt = now + this.#ttl;
+    if (!livesFullTtl) {
+      // An absolute expiration from our clock: KV's expiry is exactly what the pointer records.
+      contentExpiresAt = now + this.#ttl + this.#window;
+      await this.#kv.put(`content:${hash}`, bytes, { expiration: contentExpiresAt });
     }
     const current: [string, number] = [hash, contentExpiresAt];
     const metadata: PointerMetadata = {
@@ -99,7 +116,7 @@ export class VersionedKVStore {
 
   /**
    * The current value, or null when the pointer or its content is missing
-   * (content expires `contentTtl` after the put that last wrote it).
+   * (content expires no sooner than `contentTtl` after the last put of it).
    * KV cost: 1 read when there is no pointer, else 2.
    */
   async get<T>(key: string): Promise<T | null> {

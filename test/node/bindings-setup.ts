@@ -31,7 +31,11 @@ export const POSTGRES_PASSWORD = "pg-secret-do-not-leak";
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const pg = await PGlite.create();
-  const pgServer = new PGLiteSocketServer({ db: pg, host: "127.0.0.1", port: 0, maxConnections: 1 });
+  // More than one connection: the server counts a closed connection until Node's "close" event and a
+  // setImmediate later, so a client that connects again at once (the built-in driver of
+  // PooledDbClient, one connection per query) could find the old one still counted and be refused.
+  // PGlite still runs one query at a time (the server's own queue).
+  const pgServer = new PGLiteSocketServer({ db: pg, host: "127.0.0.1", port: 0, maxConnections: 4 });
   await pgServer.start();
   const pgAddress = pgServer.getServerConn();
   project.provide("bindingsPostgresUrl", `postgres://postgres:${POSTGRES_PASSWORD}@${pgAddress}/postgres`);

@@ -85,26 +85,25 @@ describe("VersionedKVStore: TTLs", () => {
     return { content: content[0]?.expiration, pointer: pointer[0]?.expiration, pointerMeta: pointer[0]?.metadata };
   }
 
-  it("content expires after the default 86400 s; the pointer never expires", async () => {
+  it("content lives the default 86400 s (plus the refresh window, 1 h) from the put; the pointer never expires", async () => {
     const key = uniqueKey();
     const before = Math.floor(Date.now() / 1000);
     const hash = await new VersionedKVStore(raw()).put(key, { ttl: "default", key });
     const after = Math.ceil(Date.now() / 1000);
     const { content, pointer } = await expirations(hash, key);
-    expect(content).toBeGreaterThanOrEqual(before + 86_400);
-    expect(content).toBeLessThanOrEqual(after + 86_400);
+    expect(content).toBeGreaterThanOrEqual(before + 86_400 + 3600);
+    expect(content).toBeLessThanOrEqual(after + 86_400 + 3600);
     expect(pointer).toBeUndefined();
   });
 
-  it("uses a custom contentTtl, and records the content expiry in the pointer metadata", async () => {
+  it("uses a custom contentTtl, and records the content expiry (KV's own, from the store's clock) in the pointer metadata", async () => {
     const key = uniqueKey();
     const now = 1_800_000_000_000;
     const hash = await new VersionedKVStore(raw(), { contentTtl: 120, now: () => now }).put(key, { ttl: 120, key });
     const { content, pointerMeta } = await expirations(hash, key);
-    const real = Math.floor(Date.now() / 1000);
-    expect(content).toBeGreaterThanOrEqual(real + 119);
-    expect(content).toBeLessThanOrEqual(real + 121);
-    expect(pointerMeta).toEqual({ known: [[hash, now / 1000 + 120]] });
+    // contentTtl plus the refresh window (half the TTL): the very second the pointer records.
+    expect(content).toBe(now / 1000 + 120 + 60);
+    expect(pointerMeta).toEqual({ known: [[hash, now / 1000 + 180]] });
   });
 
   it.each([59, 0, -60, 60.5, Number.NaN, Number.POSITIVE_INFINITY, "3600"])(
@@ -126,6 +125,8 @@ describe("VersionedKVStore: TTLs", () => {
     const key = uniqueKey();
     const hash = await new VersionedKVStore(raw(), { contentTtl: 60 }).put(key, { min: key });
     const { content } = await expirations(hash, key);
-    expect(content! - Math.floor(Date.now() / 1000)).toBeLessThanOrEqual(61);
+    const left = content! - Math.floor(Date.now() / 1000);
+    expect(left).toBeGreaterThanOrEqual(60 + 30 - 1);
+    expect(left).toBeLessThanOrEqual(60 + 30 + 1);
   });
 });

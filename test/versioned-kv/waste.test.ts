@@ -35,21 +35,22 @@ describe("VersionedKVStore: waste-free puts", () => {
     expect(await store.get(key)).toEqual({ v: 1, key });
   });
 
-  it("refreshes content (and the pointer's record of it) once less than half its TTL is left", async () => {
+  it("refreshes content (and the pointer's record of it) once less than contentTtl is left", async () => {
     const { kv, ops } = spy(env.VKV);
     let now = 1_800_000_000_000;
     const store = new VersionedKVStore(kv, { contentTtl: 3600, now: () => now });
     const key = uniqueKey();
     const hash = await store.put(key, { aging: key });
-    now += 1800 * 1000; // exactly half left: still fresh
+    // Written to live 3600 s + a 1800 s refresh window.
+    now += 1800 * 1000; // exactly contentTtl left: still enough
     ops.written = [];
     await store.put(key, { aging: key });
     expect(ops.written).toEqual([]);
-    now += 1000; // less than half left
+    now += 1000; // less than contentTtl left
     await store.put(key, { aging: key });
     expect(ops.written).toEqual([`content:${hash}`, `ptr:${key}`]);
     const meta = (await env.VKV.getWithMetadata(`ptr:${key}`)).metadata;
-    expect(meta).toEqual({ known: [[hash, now / 1000 + 3600]] });
+    expect(meta).toEqual({ known: [[hash, now / 1000 + 3600 + 1800]] });
     ops.written = [];
     await store.put(key, { aging: key });
     expect(ops.written).toEqual([]);
@@ -73,7 +74,7 @@ describe("VersionedKVStore: waste-free puts", () => {
     for (let i = 0; i < 10; i++) await store.put(key, { i, key });
     let meta = (await env.VKV.getWithMetadata<{ known: [string, number][] }>(`ptr:${key}`)).metadata!;
     expect(meta.known).toHaveLength(8);
-    now += 61_000;
+    now += 91_000; // past the 60 s TTL and its 30 s refresh window
     await store.put(key, { i: "late", key });
     meta = (await env.VKV.getWithMetadata<{ known: [string, number][] }>(`ptr:${key}`)).metadata!;
     expect(meta.known).toHaveLength(1);

@@ -1,10 +1,10 @@
 /**
  * @module
  * `PooledDbClient`: parameterized queries on an external database through a
- * Hyperdrive binding. The wire driver is passed in (`postgresDriver` from
- * `gatehouse-workers/hyperdrive`), so a worker that never queries bundles no
- * database code. Without a driver, `query` throws `BindingError("driver_missing")`
- * naming the import; it never loads a driver by itself.
+ * Hyperdrive binding. Built from the binding alone (the spec's constructor), it
+ * queries with its built-in Postgres client (`./wire`, loaded on the first
+ * query); `postgresDriver` from `gatehouse-workers/hyperdrive` (postgres.js) can
+ * be passed instead. It never puts the connection string or credentials in an error.
  */
 import { BindingError } from "../errors";
 
@@ -22,20 +22,16 @@ export interface PooledDbDriver {
 }
 
 export interface PooledDbClientOptions {
-  /** The database driver: `postgresDriver` from `gatehouse-workers/hyperdrive`. */
+  /** The database driver. Default: the built-in Postgres client; or `postgresDriver` from `gatehouse-workers/hyperdrive`. */
   driver?: PooledDbDriver;
 }
-
-/** The import that supplies the driver, named in the `driver_missing` error. */
-export const POOLED_DB_DRIVER_IMPORT = 'import { postgresDriver } from "gatehouse-workers/hyperdrive"';
 
 /**
  * @example
  * ```ts
  * import { PooledDbClient } from "gatehouse-workers";
- * import { postgresDriver } from "gatehouse-workers/hyperdrive";
  *
- * const pg = new PooledDbClient(env.HYPERDRIVE, { driver: postgresDriver });
+ * const pg = new PooledDbClient(env.HYPERDRIVE);
  * const { results } = await pg.query("SELECT id, email FROM users WHERE id = $1", [userId]);
  * ```
  */
@@ -54,9 +50,10 @@ export class PooledDbClient {
   }
 
   /**
-   * Runs `sql` with `$1…$n` bound to `params` and returns the rows. A database
-   * error rejects with `BindingError("query_failed")` whose `sqlState` is the
-   * SQLSTATE; an unreachable database with `BindingError("connection_failed")`.
+   * Runs `sql` (one statement) with `$1…$n` bound to `params` and returns the
+   * rows. A database error rejects with `BindingError("query_failed")` whose
+   * `sqlState` is the SQLSTATE; an unreachable database with
+   * `BindingError("connection_failed")`. `null` is SQL NULL; `undefined` is refused.
    */
   async query<T extends PooledDbRow = PooledDbRow>(sql: string, params: unknown[] = []): Promise<{ results: T[] }> {
     if (typeof sql !== "string" || sql.trim() === "") {
@@ -65,13 +62,14 @@ export class PooledDbClient {
     if (!Array.isArray(params)) {
       throw new BindingError("invalid_argument", { message: "PooledDbClient.query: params must be an array" });
     }
-    if (!this.#driver) {
-      throw new BindingError("driver_missing", {
-        message:
-          `PooledDbClient has no database driver: ${POOLED_DB_DRIVER_IMPORT} and pass it as ` +
-          "new PooledDbClient(binding, { driver: postgresDriver }) or new PlatformServiceProvider({ pooledDbDriver: postgresDriver })",
+    const undefinedAt = params.indexOf(undefined);
+    if (undefinedAt !== -1) {
+      throw new BindingError("invalid_argument", {
+        message: `PooledDbClient.query: params[${undefinedAt}] is undefined (pass null for SQL NULL)`,
       });
     }
-    return { results: (await this.#driver.query(this.#hyperdrive, sql, params)) as T[] };
+    // Loaded on first use, so a bundler that splits keeps it out of workers that never query.
+    const driver: PooledDbDriver = this.#driver ?? (await import("./wire")).wireDriver;
+    return { results: (await driver.query(this.#hyperdrive, sql, params)) as T[] };
   }
 }

@@ -54,23 +54,34 @@ export function wantsJson(request: Request): boolean {
 }
 
 /**
- * What an auth middleware answers without a session: a page visit (GET/HEAD
- * that does not ask for JSON) is redirected to `loginLocation`; anything else
- * gets 401 JSON, since a redirect is useless to `fetch`.
+ * What an auth middleware answers without a session (spec: AuthMiddleware redirects to the login
+ * page): a page visit (GET/HEAD that does not ask for JSON) is redirected (302) to `loginLocation`;
+ * a browser's form submission (another method, `Accept: text/html`) is sent there too, with 303 and
+ * without `return_to` (a form's action is no page to come back to); anything else gets 401 JSON,
+ * since a redirect is useless to `fetch`.
  */
 export function unauthenticatedResponse(
   request: Request,
   loginLocation: string,
   options: { api?: boolean } = {},
 ): Response {
-  const isNavigation = !options.api && (request.method === "GET" || request.method === "HEAD") && !wantsJson(request);
+  const safe = request.method === "GET" || request.method === "HEAD";
+  const isNavigation = !options.api && (safe ? !wantsJson(request) : acceptsHtml(request));
   if (!isNavigation) {
     return Response.json(
       { error: "unauthenticated", message: "Sign in first" },
       { status: 401, headers: { "Cache-Control": "no-store" } },
     );
   }
-  return new Response(null, { status: 302, headers: { Location: loginLocation, "Cache-Control": "no-store" } });
+  const location = safe ? loginLocation : withoutReturnTo(loginLocation);
+  return new Response(null, { status: safe ? 302 : 303, headers: { Location: location, "Cache-Control": "no-store" } });
+}
+
+/** `location` (a path or an absolute URL) without its `return_to` parameter. */
+function withoutReturnTo(location: string): string {
+  const url = new URL(location, "http://relative.invalid");
+  url.searchParams.delete("return_to");
+  return url.origin === "http://relative.invalid" ? `${url.pathname}${url.search}` : url.href;
 }
 
 /**

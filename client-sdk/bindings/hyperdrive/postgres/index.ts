@@ -9,8 +9,9 @@
  * its credentials.
  */
 import postgres, { type Options, type Sql } from "postgres";
-import { BindingError } from "../../errors";
+import type { BindingError } from "../../errors";
 import type { PooledDbDriver, PooledDbRow } from "..";
+import { connectionFailed, queryFailed } from "../errors";
 import { PostgresSocket } from "./socket";
 
 export type { PooledDbDriver, PooledDbRow } from "..";
@@ -53,28 +54,7 @@ export const postgresDriver: PooledDbDriver = {
 
 function toBindingError(err: unknown, hyperdrive: Hyperdrive): BindingError {
   if (err instanceof Error && err.name === "PostgresError" && typeof (err as { code?: unknown }).code === "string") {
-    const code = (err as Error & { code: string }).code;
-    const message = redact(err.message, hyperdrive);
-    return new BindingError("query_failed", {
-      message: `Postgres error ${code}: ${message}`,
-      sqlState: code,
-      cause: new Error(message),
-    });
+    return queryFailed((err as Error & { code: string }).code, err.message, hyperdrive);
   }
-  const raw = err instanceof Error ? err.message : String(err);
-  const code = (err as { code?: unknown } | null)?.code;
-  const reason = typeof code === "string" && /^[A-Z_]+$/.test(code) ? ` (${code})` : "";
-  return new BindingError("connection_failed", {
-    message: `PooledDbClient: could not reach the database through Hyperdrive${reason}`,
-    cause: new Error(redact(raw, hyperdrive)),
-  });
-}
-
-/** Removes the connection string, the password and the host from `text`. */
-function redact(text: string, { connectionString, password, host }: Hyperdrive): string {
-  let out = text;
-  for (const secret of [connectionString, password, host]) {
-    if (secret && secret.length >= 4) out = out.split(secret).join("[redacted]");
-  }
-  return out;
+  return connectionFailed(err, hyperdrive);
 }

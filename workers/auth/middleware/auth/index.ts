@@ -1,10 +1,11 @@
 /**
  * @module
  * `AuthMiddleware` (spec): requires a valid session. Without one, a page
- * navigation is redirected to `/auth/login?return_to=<the path wanted>`; an
- * API call (non-GET, or asking for JSON) gets 401 JSON instead of a redirect
- * it cannot follow. Authenticated responses are marked `private, no-store`,
- * so the back button cannot show a page after logout.
+ * navigation is redirected to `/auth/login?return_to=<the path wanted>` and a
+ * browser's form submission to `/auth/login` (303); an API call (asking for
+ * JSON, or another method without `Accept: text/html`) gets 401 JSON instead of
+ * a redirect it cannot follow. Authenticated responses are marked
+ * `private, no-store`, so the back button cannot show a page after logout.
  */
 import { continueAuthenticated, unauthenticatedResponse } from "../../../../client-sdk/core/auth-context";
 import type { Middleware, Next } from "../../../../client-sdk/core/middleware";

@@ -98,9 +98,13 @@ export class CsrfMiddleware implements Middleware {
     const self = this.#origin ?? new URL(request.url).origin;
     if (origin !== null && origin !== self && !this.#allowed.has(origin)) return "origin_mismatch";
     if (!cookie) return "missing_cookie";
-    const sent = request.headers.get("X-CSRF-Token") ?? (await formToken(request));
-    if (!sent) return "missing_token";
-    return timingSafeEqual(sent, cookie) ? null : "token_mismatch";
+    // Spec: the `_csrf` field *or* the header must equal the cookie; a stale header (a script's
+    // default) must not hide a form's good field. The body is read only when the header fails.
+    const header = request.headers.get("X-CSRF-Token");
+    if (header && timingSafeEqual(header, cookie)) return null;
+    const field = await formToken(request);
+    if (field && timingSafeEqual(field, cookie)) return null;
+    return header || field ? "token_mismatch" : "missing_token";
   }
 
   /** What this request's token is bound to: `bindTo`'s answer, else the session id, else "" (nobody). */
