@@ -28,10 +28,11 @@ export interface IdpConfig {
    */
   allowedHosts: ReadonlySet<string> | null;
   /**
-   * Whether every access token carries `auth_time`. WorkOS's session-token reference and its
-   * emulator have no such claim (its reauthentication page says AuthKit tokens do): off by
-   * default, so the worker is tested the way the emulator answers; a code minted with an explicit
-   * `auth_time` (`POST /__local/codes`) always carries it, so both paths stay tested.
+   * Whether every access token carries `auth_time`. WorkOS's reauthentication page says every
+   * AuthKit access token does (workos.com/docs/authkit/reauthentication); its session-token
+   * reference lists no such claim and its emulator sends none. On by default, as that page says;
+   * off gives the emulator's tokens (the no-`auth_time` path is also proven against the emulator
+   * itself, test/workos). A code minted with an explicit `auth_time` always carries it.
    */
   authTimeClaim: boolean;
 }

@@ -58,7 +58,7 @@ export interface LocalIdpOptions {
   directoryFile?: string;
   /** Where the one-line warnings go (a directory file that cannot be read or written). Default `console.warn`. */
   warn?: (line: string) => void;
-  /** Every access token carries `auth_time` (see `IdpConfig.authTimeClaim`). Default off, like WorkOS's emulator. */
+  /** Every access token carries `auth_time` (see `IdpConfig.authTimeClaim`). Default on; off is like WorkOS's emulator. */
   authTimeClaim?: boolean;
 }
 
@@ -94,7 +94,7 @@ export async function startLocalIdp(options: LocalIdpOptions): Promise<LocalIdp>
     clientId: options.clientId,
     issuer: "",
     redirectOrigins: (options.redirectOrigins ?? []).map((o) => new URL(o).origin),
-    authTimeClaim: options.authTimeClaim ?? false,
+    authTimeClaim: options.authTimeClaim ?? true,
     allowedHosts: isLoopbackHost(host)
       ? new Set(options.publicUrl ? [new URL(options.publicUrl).hostname.toLowerCase()] : [])
       : null,

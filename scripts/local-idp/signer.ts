@@ -1,7 +1,7 @@
 /**
  * Access tokens and PKCE for the local identity provider: an RS256 key pair generated at start,
  * published as a JWKS, signs short-lived access tokens with AuthKit's claims (`act` during an
- * impersonation; `auth_time` only when the provider is set to send it or a test asked for it).
+ * impersonation; `auth_time` unless the provider is set not to send it, like WorkOS's emulator).
  * The private key never leaves this module and is never written to disk or logged.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
