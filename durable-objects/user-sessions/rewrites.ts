@@ -242,7 +242,11 @@ export class RewriteQueue {
       return "written";
     }
     if (current !== undefined && !stillMember) {
-      sql.exec("UPDATE sessions SET organization_id = NULL WHERE id = ?", sessionId);
+      // Its cached provider token was scoped to that organization too: the next one is asked for anew.
+      sql.exec(
+        "UPDATE sessions SET organization_id = NULL, access_token = NULL, access_expires_at = NULL WHERE id = ?",
+        sessionId,
+      );
     }
     this.#host.notify(sessionId, applied.memberships, at);
     return "written";

@@ -6,6 +6,7 @@
  * no password; all three methods were also run once by hand against a PostgreSQL 15 server.)
  */
 import { describe, expect, it } from "vitest";
+import { wireDriver } from "../../client-sdk/bindings/hyperdrive/wire";
 import { md5Password, ScramSha256 } from "../../client-sdk/bindings/hyperdrive/wire/auth";
 
 describe("SCRAM-SHA-256 (RFC 7677 §3 test vector)", () => {
@@ -44,5 +45,57 @@ describe("MD5 password message", () => {
       "md59e035381d378cb0d50f7ac8485542849",
     );
     expect(await md5Password("md5u", "md5-pass", new Uint8Array(4))).toBe("md567a64e49b15578741b41b68e167509b9");
+  });
+});
+
+describe("a server that does not talk Postgres (issue 26 review)", () => {
+  /** A Hyperdrive-shaped binding whose socket answers `bytes` to anything, then closes. */
+  function answering(bytes: number[]): Hyperdrive {
+    const socket = {
+      opened: Promise.resolve({}),
+      closed: Promise.resolve(),
+      readable: new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new Uint8Array(bytes));
+          controller.close();
+        },
+      }),
+      writable: new WritableStream<Uint8Array>(),
+      close: () => Promise.resolve(),
+    };
+    return {
+      connectionString: "postgresql://user:secret@db.example:5432/app",
+      host: "db.example",
+      port: 5432,
+      user: "user",
+      password: "secret",
+      database: "app",
+      connect: () => socket,
+    } as unknown as Hyperdrive;
+  }
+
+  it("a message length below 4 (which would read nothing, forever) or past the cap is refused, not looped on", async () => {
+    for (const length of [
+      [0xff, 0xff, 0xff, 0xff],
+      [0, 0, 0, 0],
+      [0x7f, 0xff, 0xff, 0xff],
+    ]) {
+      const failed = await wireDriver
+        .query(answering([0x53, ...length, 0, 0]), "select 1", [])
+        .catch((e: unknown) => e);
+      expect(failed).toMatchObject({ code: "connection_failed" });
+      expect(String((failed as Error).message)).not.toContain("secret");
+    }
+  });
+
+  it("SCRAM counts as done only once the server's signature verified", async () => {
+    const scram = new ScramSha256("rOprNGfwEbeRWgbNEkqO", "user");
+    await scram.clientFinal(
+      "pencil",
+      "r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096",
+    );
+    expect(scram.serverVerified).toBe(false);
+    scram.verifyServerFinal("v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=");
+    expect(scram.serverVerified).toBe(true);
   });
 });

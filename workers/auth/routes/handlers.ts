@@ -124,7 +124,10 @@ export async function handleCallback(
     // repeats this browser's sign-in (only a verified flow's return_to, organization and step-up).
     return errorPage(request, 400, "access_denied", providerErrorMessage(providerError), {
       title: providerError === "access_denied" ? "Sign-in cancelled" : "Not signed in",
-      links: signInAgainLinks(check.ok ? check.flow : null, options.returnOrigins),
+      links: signInAgainLinks(
+        check.ok && (check.signed || !options.requireSignedFlow) ? check.flow : null,
+        options.returnOrigins,
+      ),
       headers: clear,
     });
   }

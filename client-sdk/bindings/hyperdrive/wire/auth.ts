@@ -28,6 +28,7 @@ async function md5Hex(bytes: Uint8Array): Promise<string> {
 export class ScramSha256 {
   readonly clientFirstBare: string;
   #expectedServerSignature: string | null = null;
+  #verified = false;
 
   constructor(
     readonly clientNonce: string = randomNonce(),
@@ -64,12 +65,18 @@ export class ScramSha256 {
   }
 
   /** Throws unless `serverFinal` (`v=…`) carries the signature only the password's holder can make. */
+  /** True once the server's final message carried the signature only a holder of the password can make. */
+  get serverVerified(): boolean {
+    return this.#verified;
+  }
+
   verifyServerFinal(serverFinal: string): void {
     const { v, e } = parseAttributes(serverFinal);
     if (e !== undefined) throw new Error(`SCRAM: the server refused (${e})`);
     if (this.#expectedServerSignature === null || v !== this.#expectedServerSignature) {
       throw new Error("SCRAM: the server's signature does not match");
     }
+    this.#verified = true;
   }
 }
 

@@ -43,6 +43,9 @@ export const wireDriver = {
   },
 };
 
+/** The largest backend message read (64 MiB): a larger one is refused as malformed. */
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
 /** An ErrorResponse from the server (mapped to `query_failed` with its SQLSTATE). */
 class PostgresError extends Error {
   override name = "PostgresError";
@@ -136,7 +139,11 @@ class Connection {
       if (type !== "R") continue; // ParameterStatus, BackendKeyData, notices
       const reader = new MessageReader(body);
       const method = reader.i32();
-      if (method === 0) continue; // AuthenticationOk
+      if (method === 0) {
+        // AuthenticationOk. Once SCRAM started, only after the server proved it knows the password.
+        if (scram && !scram.serverVerified) throw new Error("the database skipped the SCRAM server signature");
+        continue;
+      }
       if (method === 3) await this.#password(password);
       else if (method === 5) await this.#password(await md5Password(user, password, reader.bytes(4)));
       else if (method === 10) {
@@ -163,6 +170,9 @@ class Connection {
   async #next(): Promise<{ type: string; body: Uint8Array }> {
     await this.#fill(5);
     const length = new DataView(this.#buffer.buffer, this.#buffer.byteOffset + 1, 4).getInt32(0);
+    // A length counts itself (≥ 4); anything else, or a message past the cap, is not Postgres
+    // talking: stop here instead of spinning on an empty read or buffering gigabytes.
+    if (length < 4 || length > MAX_MESSAGE_BYTES) throw new Error("the database sent a malformed message");
     await this.#fill(1 + length);
     const type = String.fromCharCode(this.#buffer[0]!);
     const body = this.#buffer.slice(5, 1 + length);

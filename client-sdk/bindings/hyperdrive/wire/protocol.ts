@@ -198,7 +198,13 @@ export function dataRow(body: Uint8Array, columns: readonly Column[]): Record<st
     const length = reader.i32();
     const column = columns[i];
     const value = length === -1 ? null : parseValue(decoder.decode(reader.bytes(length)), column?.type ?? 0);
-    row[column?.name ?? String(i)] = value;
+    // defineProperty: a column named `__proto__` is a column, never the row's prototype.
+    Object.defineProperty(row, column?.name ?? String(i), {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return row;
 }
