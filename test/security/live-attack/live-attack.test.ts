@@ -7,7 +7,7 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { Person } from "../../../scripts/load/client.ts";
 import { GLOBEX_ID, GRACE_ID, MARGARET_ID } from "../../../scripts/local-idp/demo-data.ts";
 
@@ -53,7 +53,24 @@ function userSessionFiles(): string[] {
   return found.sort();
 }
 
+/** Ends every session of `userId` through the admin API (the e2e flows share the demo people). */
+async function revokeAll(userId: string): Promise<Response> {
+  return fetch(`${stack.authUrl}/admin/users/${userId}/sessions/revoke`, {
+    method: "POST",
+    headers: {
+      Authorization: `Bearer ${stack.adminToken}`,
+      Accept: "application/json",
+      "CF-Connecting-IP": "2001:db8:25:9::1",
+    },
+  });
+}
+
 describe("issue 25: the live channel against an outsider (wrangler dev, real sockets)", () => {
+  // The other browser flows count these people's sessions: leave none behind.
+  afterAll(async () => {
+    for (const user of [MARGARET_ID, GRACE_ID]) expect((await revokeAll(user)).status).toBe(200);
+  });
+
   it("finding 1 and 3: no socket without the user's session hears anything, before or after a revoke-all", async () => {
     const victim = await Person.signedIn(25_001, stack.authUrl, stack.idpUrl, MARGARET_ID);
     const mallory = await Person.signedIn(25_002, stack.authUrl, stack.idpUrl, GRACE_ID, GLOBEX_ID);
@@ -124,11 +141,7 @@ describe("issue 25: the live channel against an outsider (wrangler dev, real soc
     // Margaret signs in somewhere else: her own tab hears the sign-in on her record.
     await Person.signedIn(25_003, stack.authUrl, stack.idpUrl, MARGARET_ID);
     await heard("timeline.appended");
-    const revoke = await fetch(`${stack.authUrl}/admin/users/${MARGARET_ID}/sessions/revoke`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${stack.adminToken}`, Accept: "application/json", ...address },
-    });
-    expect(revoke.status).toBe(200);
+    expect((await revokeAll(MARGARET_ID)).status).toBe(200);
     await heard("session.revoked");
     await own.closed;
     // Everything the channel sent has been sent (the revocation closes the last socket): nobody else heard any of it.
