@@ -11,6 +11,7 @@ export type CliErrorCode =
   | "would_overwrite"
   | "invalid_name"
   | "invalid_config"
+  | "auth_project_not_found"
   | "missing_dev_vars"
   | "missing_wrangler"
   | "port_in_use"

@@ -1,11 +1,11 @@
 /**
  * `gatehouse-workers init <dir>`: writes a ready auth worker project (see templates/) with fresh
- * secrets checked by the worker's own rules. Refuses a non-empty directory unless forced and never
- * overwrites a file: every path is checked before the first write, and each is opened exclusively.
+ * secrets checked by the worker's own rules; with `--app`, an app worker beside it (init-app.ts).
+ * Refuses a non-empty directory unless forced and never overwrites a file: every path is checked
+ * before the first write, and each is opened exclusively.
  */
 import { randomBytes } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { describeProblems } from "../../workers/auth/config/rules.ts";
 import { parseCommand, stringFlag } from "./args.ts";
 import { checkDevVars } from "./config-check.ts";
@@ -14,7 +14,14 @@ import { parseDevVars } from "./dev-vars.ts";
 import { CliError } from "./errors.ts";
 import { NODE_PACKAGE_RANGE, needsNodePackage } from "./node-version.ts";
 import { findOwnPackage } from "./package-info.ts";
-import { GENERATED_SECRETS, type GeneratedSecrets, renderProject, SECRET_FILE } from "./templates/index.ts";
+import { assertUsableDirectory, displayPath, shellQuote, writeProjectFiles } from "./project-dir.ts";
+import {
+  DEFAULT_RETURN_ORIGINS,
+  GENERATED_SECRETS,
+  type GeneratedSecrets,
+  renderProject,
+  SECRET_FILE,
+} from "./templates/index.ts";
 import { USAGE } from "./usage.ts";
 import { sanitizeWorkerName } from "./worker-name.ts";
 
@@ -61,26 +68,34 @@ export function initProject(dir: string, options: InitOptions = {}, deps: InitDe
   });
   assertValidSecrets(files.get(SECRET_FILE) ?? "");
 
-  const existing = [...files.keys()].filter((path) => exists(join(target, path)));
-  if (existing.length > 0) {
-    throw new CliError("would_overwrite", `refusing to overwrite ${existing.join(", ")} in ${dir}`);
-  }
-  for (const [path, text] of files) {
-    const file = join(target, path);
-    mkdirSync(dirname(file), { recursive: true });
-    const secret = path === SECRET_FILE;
-    writeFileSync(file, text, { flag: "wx", ...(secret ? { mode: 0o600 } : {}) });
-    if (secret) chmodSync(file, 0o600); // whatever the umask
-  }
+  writeProjectFiles(target, dir, files, new Set([SECRET_FILE]));
   return { dir: target, name, files: [...files.keys()], nodePackage };
 }
 
-/** `gatehouse-workers init <dir> [--name <worker-name>] [--force]`. */
+/**
+ * `gatehouse-workers init <dir> [--name <worker-name>] [--force]`, or with `--app <dir> --auth
+ * <auth-dir> [--port <port>]` an app worker (init-app.ts).
+ */
 export async function runInit(args: readonly string[], ctx: CliContext): Promise<number> {
-  const parsed = parseCommand("init", args, { name: { type: "string" }, force: { type: "boolean" } });
+  const parsed = parseCommand("init", args, {
+    name: { type: "string" },
+    force: { type: "boolean" },
+    app: { type: "string" },
+    auth: { type: "string" },
+    port: { type: "string" },
+  });
   if (parsed.values.help) {
     ctx.out(USAGE);
     return 0;
+  }
+  if (parsed.values.app !== undefined) return (await import("./init-app.ts")).runInitApp(parsed, ctx);
+  for (const flag of ["auth", "port"]) {
+    if (parsed.values[flag] !== undefined) {
+      throw new CliError(
+        "usage",
+        `init: --${flag} goes with --app: gatehouse-workers init --app <dir> --auth <auth-dir>`,
+      );
+    }
   }
   const [dir, ...extra] = parsed.positionals;
   if (dir === undefined || extra.length > 0) {
@@ -100,31 +115,20 @@ export async function runInit(args: readonly string[], ctx: CliContext): Promise
       `gatehouse-workers: Node ${ctx.nodeVersion} is older than 22.12 (wrangler 4 needs it): added devDependency "node": "${NODE_PACKAGE_RANGE}", so npm scripts run Node 24.`,
     );
   }
+  ctx.out(
+    `gatehouse-workers: its .dev.vars lets a sign-in return to ${DEFAULT_RETURN_ORIGINS} (AUTH_RETURN_ORIGINS), where init --app serves the first app.`,
+  );
   ctx.out("");
   ctx.out("Next steps:");
   if (result.dir !== resolve(ctx.cwd)) ctx.out(`  cd ${shellQuote(shown)}`);
   ctx.out("  npm install");
   ctx.out("  npm run dev      # then sign in at http://127.0.0.1:8787/auth/login");
+  ctx.out("");
+  ctx.out("Then, from this folder, an app worker beside it whose pages this one guards:");
+  const app = relative(ctx.cwd, join(dirname(result.dir), "my-app")) || ".";
+  const auth = relative(ctx.cwd, result.dir) || ".";
+  ctx.out(`  npx gatehouse-workers init --app ${shellQuote(app)} --auth ${shellQuote(auth)}`);
   return 0;
-}
-
-function assertUsableDirectory(target: string, shown: string, force: boolean): void {
-  let entries: string[];
-  try {
-    entries = readdirSync(target);
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    if (code === "ENOENT") return;
-    if (code === "ENOTDIR")
-      throw new CliError("not_empty", `${shown} is not a directory (or a folder above it is a file)`);
-    throw err;
-  }
-  if (entries.length > 0 && !force) {
-    throw new CliError(
-      "not_empty",
-      `${shown} is not empty (pass --force to add the project beside what is there; no file is ever overwritten)`,
-    );
-  }
 }
 
 function generateSecrets(random: (size: number) => Uint8Array): GeneratedSecrets {
@@ -147,22 +151,4 @@ function assertValidSecrets(devVarsText: string): void {
       describeProblems(verdict.problems).map((line) => `generated .dev.vars: ${line}`),
     );
   }
-}
-
-function exists(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function displayPath(cwd: string, dir: string): string {
-  const rel = relative(cwd, dir);
-  return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? dir : rel;
-}
-
-function shellQuote(path: string): string {
-  return /^[\w./@:+-]+$/.test(path) ? path : `'${path.replace(/'/g, "'\\''")}'`;
 }

@@ -9,7 +9,16 @@ Commands:
   init <dir> [--name <worker-name>] [--force]
       Write a ready auth worker project into <dir> (package.json, wrangler.jsonc, src/index.ts,
       .dev.vars with fresh secrets, README.md). Refuses a non-empty <dir> unless --force, and
-      never overwrites a file. The worker name defaults to the directory's name.
+      never overwrites a file. The worker name defaults to the directory's name. Its .dev.vars
+      lets sign-ins return to the first app (AUTH_RETURN_ORIGINS=http://127.0.0.1:8789).
+
+  init --app <dir> --auth <auth-dir> [--name <worker-name>] [--port 8789] [--force]
+      Write a ready app worker project into <dir>, whose pages and API the auth worker of
+      <auth-dir> (made by init) guards over the service binding AUTH (its AuthService
+      entrypoint): a page with live sign-out, a JSON API, a same-origin sign-out form,
+      AUTH_LOGIN_URL in .dev.vars and \`npm run dev\` on http://127.0.0.1:<port>. Adds that origin
+      to AUTH_RETURN_ORIGINS in <auth-dir>/.dev.vars (or prints the line): restart the auth
+      worker's npm run dev to see it. Copies none of the auth worker's secrets.
 
   dev [--port 8787] [--idp-port 8788 | --workos-emulator]
       In a project made by init: check .dev.vars, start the local identity provider when

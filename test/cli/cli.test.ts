@@ -15,7 +15,12 @@ describe("runCli", () => {
       const ctx = captureContext(tempDir());
       expect(await runInProcess(argv, ctx)).toBe(0);
       expect(ctx.stdout.join("\n")).toMatch(/^Usage: gatehouse-workers <command>/);
-      for (const command of ["init <dir>", "dev [--port 8787]", "dev-idp [--port 8788]"]) {
+      for (const command of [
+        "init <dir>",
+        "init --app <dir> --auth <auth-dir> [--name <worker-name>] [--port 8789]",
+        "dev [--port 8787]",
+        "dev-idp [--port 8788]",
+      ]) {
         expect(ctx.stdout.join("\n")).toContain(command);
       }
       expect(ctx.stderr).toEqual([]);

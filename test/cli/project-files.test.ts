@@ -1,12 +1,15 @@
 // The contents of a project made by `init`: wrangler.jsonc parses once its comments go and binds
 // what the auth worker needs, the worker module exports its classes, and the committed example
-// of .dev.vars holds the same keys with placeholders the worker's rules refuse.
+// of .dev.vars holds the same keys with placeholders the worker's rules refuse. And of an app made
+// by `init --app`: bound to the auth worker, guarded pages with the live channel, a same-origin
+// sign-out, the auth worker's runtime, a quiet `npm run dev` on its own port.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { checkDevVars } from "../../scripts/cli/config-check.ts";
 import { parseDevVars } from "../../scripts/cli/dev-vars.ts";
 import { initProject } from "../../scripts/cli/init.ts";
+import { initAppProject } from "../../scripts/cli/init-app.ts";
 import { PROJECT_TOOLS } from "../../scripts/cli/templates/package-json.ts";
 import { COMPATIBILITY_DATE } from "../../scripts/cli/templates/wrangler-config.ts";
 import { checkAuthEnvironment } from "../../workers/auth/config/rules.ts";
@@ -154,6 +157,11 @@ describe("the generated project", () => {
       "`GET /admin/users/:id/devices`",
       "`POST /admin/organizations/:id/kill-switch`",
       "(http://127.0.0.1:8788/) shows the delivered events",
+      // The local provider's page as it is: the person, then a button per organization.
+      "under\n**Ada Lovelace** (ada@acme.test) press **Acme · admin**",
+      "`npm run dev -- --port 9000 --idp-port 9001`",
+      "`npx gatehouse-workers init --app my-app --auth <this folder>`",
+      "Restart `npm run dev` after a change to `.dev.vars`",
     ]) {
       expect(readme).toContain(text);
     }
@@ -171,5 +179,78 @@ describe("the generated project's tools", () => {
     expect(PROJECT_TOOLS.typescript).toBe("^5.9.0");
     const rootConfig = readFileSync(join(REPO_ROOT, "wrangler.toml"), "utf8");
     expect(rootConfig).toContain(`compatibility_date = "${COMPATIBILITY_DATE}"`);
+  });
+});
+
+describe("the generated app project", () => {
+  let app = "";
+  const readApp = (path: string) => readFileSync(join(app, path), "utf8");
+
+  beforeAll(() => {
+    const root = makeTempDir();
+    const auth = initProject(join(root, "edge-auth"), {}, { nodeVersion: "24.11.0" }).dir;
+    app = initAppProject(join(root, "shop"), auth, { port: 8790 }, { nodeVersion: "24.11.0" }).dir;
+    return () => removeDir(root);
+  });
+
+  it("wrangler.jsonc binds AUTH to the auth worker's AuthService, on the auth worker's runtime, served on its port", () => {
+    const config = JSON.parse(stripComments(readApp("wrangler.jsonc"))) as Record<string, unknown>;
+    expect(config).toEqual({
+      $schema: "node_modules/wrangler/config-schema.json",
+      name: "shop",
+      main: "src/index.ts",
+      compatibility_date: COMPATIBILITY_DATE,
+      send_metrics: false,
+      observability: { enabled: true },
+      minify: true,
+      upload_source_maps: true,
+      dev: { ip: "127.0.0.1", port: 8790, local_protocol: "http" },
+      services: [{ binding: "AUTH", service: "edge-auth", entrypoint: "AuthService" }],
+    });
+    // No nodejs_compat: the app's bundle has no node: code (no WorkOS SDK).
+    expect(readApp("wrangler.jsonc")).toContain(
+      '// "vars": { "AUTH_LOGIN_URL": "https://auth.example.com/auth/login" },',
+    );
+  });
+
+  it("src/index.ts guards an HTML page (live, its ticket route mounted) and a JSON API, and signs out on its own origin", () => {
+    const source = readApp("src/index.ts");
+    expect(source).toContain("new ServiceAuthMiddleware(auth, { loginUrl, live: true })");
+    expect(source).toContain('app.hono.use("/", page);');
+    expect(source).toContain("app.hono.use(DEFAULT_TICKET_PATH, page);");
+    expect(source).toContain(
+      'app.hono.use("/api/*", toHono(new ServiceAuthMiddleware(auth, { loginUrl, api: true })));',
+    );
+    // The live script goes only into HTML, so the page must be HTML.
+    expect(source).toMatch(/return c\.html\(\n\s+renderPage\(/);
+    expect(source).toContain('signOut: { action: "/logout" }');
+    expect(source).toContain('app.hono.all("/logout", (c) => logout.handle(c.req.raw));');
+    expect(source).toContain("new SecurityHeadersMiddleware()");
+    expect(source).not.toMatch(/SESSION_SECRET|ADMIN_API_TOKEN|gatehouse-workers\/(auth|worker)/);
+  });
+
+  it(".dev.vars points at the auth worker's login page, and .env keeps wrangler dev offline-quiet", () => {
+    expect(parseDevVars(readApp(".dev.vars"))).toEqual({ AUTH_LOGIN_URL: "http://127.0.0.1:8787/auth/login" });
+    expect(parseDevVars(readApp(".dev.vars.example"))).toEqual(parseDevVars(readApp(".dev.vars")));
+    expect(parseDevVars(readApp(".env"))).toEqual({ CLOUDFLARE_CF_FETCH_ENABLED: "false" });
+    expect(readApp(".gitignore").split("\n")).toEqual(
+      expect.arrayContaining(["node_modules/", ".wrangler/", ".dev.vars"]),
+    );
+  });
+
+  it("tsconfig.json is the auth worker's strict one, and README.md says how it runs beside the auth worker", () => {
+    const tsconfig = JSON.parse(readApp("tsconfig.json")) as { compilerOptions: Record<string, unknown> };
+    expect(tsconfig.compilerOptions).toMatchObject({ strict: true, exactOptionalPropertyTypes: true, noEmit: true });
+    const readme = readApp("README.md");
+    for (const text of [
+      "# shop",
+      "auth worker `edge-auth`",
+      "With the auth worker's `npm run dev` running (http://127.0.0.1:8787)",
+      "Open http://127.0.0.1:8790/",
+      "lists http://127.0.0.1:8790; it reads that file\nonly when its `npm run dev` starts",
+      '"vars": { "AUTH_LOGIN_URL": "https://<auth host>/auth/login" },',
+    ]) {
+      expect(readme).toContain(text);
+    }
   });
 });

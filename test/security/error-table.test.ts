@@ -4,8 +4,11 @@
  * and no internal detail in it. The consumer's table is test/consumer/error-table.test.ts;
  * test/layers/readme-tables.test.ts checks that every row of both tables has its test here.
  */
+import { SessionManager } from "gatehouse-workers/auth";
 import { afterEach, describe, expect, it } from "vitest";
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "../../scripts/local-idp/webhook-signature";
+import { authApplication } from "../../workers/auth/app";
+import { LOGIN_FLOW_TTL_SECONDS, startLoginFlow } from "../../workers/auth/routes/login-flow";
 import { brokenKV } from "../faults/broken";
 import {
   cookieHeader,
@@ -70,6 +73,33 @@ describe("README's auth-worker error table, row by row", () => {
       headers: JSON_ACCEPT,
     });
     expect(await answer(res)).toEqual({ status: 400, error: "invalid_state" });
+  });
+
+  it("login_expired 400: a callback whose flow cookie's ten minutes have passed", async () => {
+    // The worker reads the wall clock (createAuthWorker takes no clock), so the flow is made as
+    // /auth/login makes it, signed with the worker's own secret, as if started 601 s ago.
+    const { setCookies, flow } = await startLoginFlow(new Request(`${ORIGIN}/auth/login`), {
+      returnTo: "/",
+      secure: true,
+      now: Date.now() - (LOGIN_FLOW_TTL_SECONDS + 1) * 1000,
+      signer: authApplication(live).container.resolve(SessionManager).signer,
+    });
+    const flowCookie = setCookies[0]!.split(";")[0]!;
+    const res = await send(`/auth/callback?code=never-exchanged&state=${flow.state}`, {
+      headers: { Cookie: flowCookie, ...JSON_ACCEPT },
+    });
+    expect(await answer(res)).toEqual({ status: 400, error: "login_expired" });
+    // The same flow within its ten minutes is not expired: the code is what fails then.
+    const fresh = await startLoginFlow(new Request(`${ORIGIN}/auth/login`), {
+      returnTo: "/",
+      secure: true,
+      now: Date.now() - (LOGIN_FLOW_TTL_SECONDS - 60) * 1000,
+      signer: authApplication(live).container.resolve(SessionManager).signer,
+    });
+    const again = await send(`/auth/callback?code=never-exchanged&state=${fresh.flow.state}`, {
+      headers: { Cookie: fresh.setCookies[0]!.split(";")[0]!, ...JSON_ACCEPT },
+    });
+    expect(await answer(again)).toEqual({ status: 400, error: "provider_error" });
   });
 
   it("access_denied 400: the provider answered error=", async () => {

@@ -4,6 +4,7 @@
  * WorkOS SDK at the local identity provider. Renders text only; never invents a secret itself.
  */
 import { identityVariables, LOCAL_IDP_DEFAULTS } from "../../local-idp/index.ts";
+import { localAppOrigin } from "./app-config.ts";
 
 /** The secrets `init` generates, in file order. */
 export const GENERATED_SECRETS = [
@@ -17,6 +18,12 @@ export type GeneratedSecrets = Record<(typeof GENERATED_SECRETS)[number], string
 
 /** Where `npm run dev` serves the worker; the callback registered with the identity provider. */
 export const LOCAL_REDIRECT_URL = "http://127.0.0.1:8787/auth/callback";
+
+/**
+ * The origins a sign-in may return to: the first app's (`init --app` serves it there), so a running
+ * auth worker already sends that app's people back to it. Loopback only, in a local file.
+ */
+export const DEFAULT_RETURN_ORIGINS = localAppOrigin();
 
 /** The five lines that point the worker at the local identity provider on `port`. */
 export function localIdentityLines(port: number = LOCAL_IDP_DEFAULTS.port, hostname = "127.0.0.1"): string[] {
@@ -47,6 +54,10 @@ export function renderDevVars(secrets: GeneratedSecrets | null): string {
     "# points that at the local identity provider, which lists them on http://127.0.0.1:8788/.",
     `SECURITY_EVENTS_WEBHOOK_SECRET=${value("SECURITY_EVENTS_WEBHOOK_SECRET")}`,
     `AUTH_REDIRECT_URL=${LOCAL_REDIRECT_URL}`,
+    "# Origins of your apps that a sign-in may return to (comma-separated): the first app made with",
+    "# `gatehouse-workers init --app` is served here; each other app's `init --app` adds its own.",
+    "# A running `npm run dev` reads this file only when it starts: restart it after a change.",
+    `AUTH_RETURN_ORIGINS=${DEFAULT_RETURN_ORIGINS}`,
     "",
     "# The local identity provider: `npm run dev` starts it on 127.0.0.1 at IDENTITY_API_PORT and",
     "# its sign-in page lists demo people. To sign in through WorkOS instead, replace these five",

@@ -1,6 +1,7 @@
 /**
- * The generated project's package.json: npm scripts that go through this CLI and wrangler, the
- * runtime dependencies the auth worker's bundle needs, and the `node` package when the Node that
+ * The generated projects' package.json: the auth worker's (npm scripts through this CLI) and an
+ * app worker's (plain `wrangler dev`), with the same dependency ranges and tools in both, so the
+ * two run the same wrangler and runtime side by side, and the `node` package when the Node that
  * ran `init` is too old for wrangler 4. Renders text only; never writes a file.
  */
 import { NODE_PACKAGE_RANGE } from "../node-version.ts";
@@ -25,23 +26,42 @@ export const PROJECT_TOOLS = {
   typescript: "^5.9.0",
 } as const;
 
+/**
+ * gatehouse-workers' required peers, listed in both projects so npm, pnpm and yarn install the same
+ * versions (npm would add them anyway). A bundle takes only what its worker imports: an app worker
+ * carries no WorkOS or partyserver code.
+ */
+export const PEER_DEPENDENCIES = {
+  hono: "^4.6.0",
+  partyserver: "^0.5.0",
+  "@workos-inc/node": "^11.0.0",
+} as const;
+
+/** The auth worker's: `npm run dev` is `gatehouse-workers dev` (the local provider, then wrangler). */
 export function renderPackageJson(input: PackageJsonInput): string {
+  return manifest(input, {
+    dev: `${PACKAGE_NAME} dev`,
+    idp: `${PACKAGE_NAME} dev-idp`,
+    deploy: "wrangler deploy",
+    typecheck: "tsc --noEmit",
+  });
+}
+
+/** An app worker's: `npm run dev` is wrangler's own, on the port its wrangler.jsonc names. */
+export function renderAppPackageJson(input: PackageJsonInput): string {
+  return manifest(input, { dev: "wrangler dev", deploy: "wrangler deploy", typecheck: "tsc --noEmit" });
+}
+
+function manifest(input: PackageJsonInput, scripts: Record<string, string>): string {
   const manifest = {
     name: input.name,
     version: "0.0.0",
     private: true,
     type: "module",
-    scripts: {
-      dev: `${PACKAGE_NAME} dev`,
-      idp: `${PACKAGE_NAME} dev-idp`,
-      deploy: "wrangler deploy",
-      typecheck: "tsc --noEmit",
-    },
+    scripts,
     dependencies: {
       [PACKAGE_NAME]: `^${input.gatehouseVersion}`,
-      hono: "^4.6.0",
-      partyserver: "^0.5.0",
-      "@workos-inc/node": "^11.0.0",
+      ...PEER_DEPENDENCIES,
     },
     devDependencies: {
       ...PROJECT_TOOLS,
@@ -49,7 +69,7 @@ export function renderPackageJson(input: PackageJsonInput): string {
     },
     // npm 11 runs no install script it was not told about: wrangler's esbuild and workerd check
     // their platform binaries, the `node` package links its binary; sharp (an optional image
-    // dependency of wrangler's local runtime) is not needed by an auth worker.
+    // dependency of wrangler's local runtime) is not needed by these workers.
     allowScripts: {
       esbuild: true,
       workerd: true,

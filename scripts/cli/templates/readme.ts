@@ -21,13 +21,15 @@ ${fence}
 
 \`npm run dev\` checks \`.dev.vars\`, starts the local identity provider (a WorkOS look-alike on
 http://127.0.0.1:8788) and serves the worker on http://127.0.0.1:8787. Open
-http://127.0.0.1:8787/auth/login: the provider's sign-in page lists demo people; pick one (say
-**Ada Lovelace — Acme**) and you are back on http://127.0.0.1:8787/, signed in. Your sessions are at
-http://127.0.0.1:8787/account/sessions; the provider's directory page (http://127.0.0.1:8788/)
-changes roles and revokes sessions, and tells the worker through signed webhooks.
+http://127.0.0.1:8787/auth/login: the provider's sign-in page lists demo people; under
+**Ada Lovelace** (ada@acme.test) press **Acme · admin** and you are back on http://127.0.0.1:8787/,
+signed in. Your sessions are at http://127.0.0.1:8787/account/sessions; the provider's directory
+page (http://127.0.0.1:8788/) changes roles and revokes sessions, and tells the worker through
+signed webhooks.
 
 \`.dev.vars\` holds fresh local secrets (never commit it; \`.dev.vars.example\` lists the keys).
-\`npm run idp\` runs the local identity provider alone.
+\`npm run idp\` runs the local identity provider alone. Other ports:
+\`npm run dev -- --port 9000 --idp-port 9001\` (your apps' \`AUTH_LOGIN_URL\` then changes too).
 
 ## Security events
 
@@ -65,7 +67,13 @@ ${fence}
 ## Use it from another worker
 
 Other workers check sessions through this worker's \`AuthService\` entrypoint over a service
-binding; they never hold the session secret. In the other worker's wrangler config:
+binding; they never hold the session secret. From the folder above this project,
+\`npx gatehouse-workers init --app my-app --auth <this folder>\`
+writes a ready one beside it (its pages guarded, live sign-out, a same-origin sign-out form) and adds
+its origin to \`AUTH_RETURN_ORIGINS\` in \`.dev.vars\`, so a sign-in started there comes back to it.
+Restart \`npm run dev\` after a change to \`.dev.vars\`: it reads the file only when it starts.
+
+By hand, in the other worker's wrangler config:
 
 ${fence}toml
 [[services]]
