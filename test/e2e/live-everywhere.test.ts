@@ -6,7 +6,7 @@
  * it to another; a role change at the provider reloads the consumer tab with the new role.
  */
 import type { BrowserContext, Page, WebSocket } from "playwright-core";
-import { afterAll, expect, it } from "vitest";
+import { afterAll, expect, it, onTestFailed } from "vitest";
 import {
   newPerson,
   pickDemoUser,
@@ -27,13 +27,24 @@ interface Watched {
   sockets: { ws: WebSocket; frames: string[] }[];
 }
 
+/** The waits under way: each re-checks its condition on every socket event of a watched page. */
+const waits = new Set<() => void>();
+const socketEvent = () => {
+  for (const recheck of [...waits]) recheck();
+};
+
 function watch(page: Page): Watched {
   const watched: Watched = { page, sockets: [] };
   page.on("websocket", (ws) => {
     if (!ws.url().includes("/parties/user-sessions/")) return;
     const entry = { ws, frames: [] as string[] };
-    ws.on("framereceived", (frame) => entry.frames.push(String(frame.payload)));
+    ws.on("framereceived", (frame) => {
+      entry.frames.push(String(frame.payload));
+      socketEvent();
+    });
+    ws.on("close", socketEvent);
     watched.sockets.push(entry);
+    socketEvent();
   });
   return watched;
 }
@@ -41,13 +52,36 @@ function watch(page: Page): Watched {
 const openSockets = (pages: Watched[]) => pages.flatMap((p) => p.sockets.filter((s) => !s.ws.isClosed()));
 const joined = (pages: Watched[]) => openSockets(pages).filter((s) => s.frames.some((f) => f.includes('"live.ready"')));
 
-/** Waits (polling the browser's own events, no sleep-and-hope) until `check` holds. */
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!check()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+/**
+ * Resolves once `check` holds, re-checked on each socket event of the watched pages: no sleep,
+ * no deadline of its own (the test's timeout bounds it; a failed test names what it waited for).
+ */
+function until(check: () => boolean, what: string): Promise<void> {
+  return new Promise((resolve) => {
+    const recheck = () => {
+      if (!check()) return;
+      waits.delete(recheck);
+      resolve();
+    };
+    waits.add(recheck);
+    onTestFailed(() => {
+      if (waits.delete(recheck)) console.error(`still waiting for ${what}`);
+    });
+    recheck();
+  });
+}
+
+/** The Web Locks of this origin's live scripts (embed.ts: the tab holding the lock leads, the others wait for it). */
+function liveLocks(page: Page): Promise<{ held: number; pending: number }> {
+  return page.evaluate(async () => {
+    type Lock = { name?: string };
+    const { navigator } = globalThis as unknown as {
+      navigator: { locks: { query(): Promise<{ held?: Lock[]; pending?: Lock[] }> } };
+    };
+    const { held = [], pending = [] } = await navigator.locks.query();
+    const live = (lock: Lock) => lock.name?.startsWith("gatehouse-live:") === true;
+    return { held: held.filter(live).length, pending: pending.filter(live).length };
+  });
 }
 
 /** Signs Grace in on the consumer (through the auth worker's login) and leaves a watched tab on /dashboard. */
@@ -108,8 +142,9 @@ it("ten tabs of one app hold one socket; closing the tab that holds it hands the
     await page.goto(`${stack.consumerUrl}/dashboard`);
   }
   await until(() => joined(tabs).length === 1, "one joined socket");
-  // Settled: still exactly one, and every socket ever opened belongs to a leader.
-  await tabs.at(-1)!.page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
+  // Settled: every tab's script has run (each page has loaded) and asked for the lock; one tab holds
+  // it, the nine others wait for it and so cannot open a socket. Exactly one was ever opened.
+  expect(await liveLocks(tabs.at(-1)!.page)).toEqual({ held: 1, pending: 9 });
   expect(openSockets(tabs)).toHaveLength(1);
   expect(tabs.flatMap((t) => t.sockets)).toHaveLength(1);
 
