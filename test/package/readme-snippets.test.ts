@@ -72,7 +72,7 @@ it("every TypeScript block of README that is not a file type-checks against the 
       2,
     )}\n`,
   );
-  blocks.forEach((code, i) => writeFileSync(join(dir, "src", `snippet-${i}.ts`), asModule(code, i)));
+  for (const [i, code] of blocks.entries()) writeFileSync(join(dir, "src", `snippet-${i}.ts`), asModule(code, i));
   const tsc = await node(TSC, ["-p", "tsconfig.json"], dir);
   expect(tsc.code, tsc.output).toBe(0);
 }, 120_000);
