@@ -157,7 +157,7 @@ it("the login limit's 429 page says how long to wait and its Home link works", a
   const retryAfter = Number(refused!.headers()["retry-after"]);
   expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
   await page.getByRole("heading", { name: "Too many requests" }).waitFor();
-  expect(await textOf(page)).toContain(`Please wait ${retryAfter} seconds`);
+  expect(await textOf(page)).toContain(`Please wait ${retryAfter === 1 ? "1 second" : `${retryAfter} seconds`}`);
   expect(await action(page, "Try again").getAttribute("href")).toBe("/auth/login");
   await expectAccessible(page, "auth 429");
   await action(page, "Home").click();

@@ -49,7 +49,9 @@ it("hammering /auth/login past its limit shows the 429 page with Retry-After", a
   expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= WINDOW).toBe(true);
   expect(headers["ratelimit-policy"]).toContain(`q=${LIMIT};w=${WINDOW}`);
   await page.getByRole("heading", { name: "Too many requests" }).waitFor();
-  expect(await textOf(page)).toContain(`Too many attempts. Please wait ${retryAfter} seconds and try again.`);
+  expect(await textOf(page)).toContain(
+    `Too many attempts. Please wait ${retryAfter === 1 ? "1 second" : `${retryAfter} seconds`} and try again.`,
+  );
   await screenshot(page, "6-rate-limited");
   await context.close();
 });

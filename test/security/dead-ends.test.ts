@@ -177,7 +177,7 @@ describe("429 on the auth worker", () => {
     expect(last!.headers.get("RateLimit-Policy")).toContain("q=20;w=60");
     const html = await htmlOf(last!, 429);
     expect(html).toContain("Too many requests");
-    expect(html).toContain(`Please wait ${retryAfter} seconds`);
+    expect(html).toContain(`Please wait ${retryAfter === 1 ? "1 second" : `${retryAfter} seconds`}`);
     expect(linkTo(html, "Try again")).toBe("/auth/login?return_to=%2Faccount%2Fsessions");
     expect(linkTo(html, "Home")).toBe("/");
 
@@ -222,5 +222,24 @@ describe("503 on the auth worker", () => {
     expect(html).not.toContain("storage exploded");
     expect(linkTo(html, "Try again")).toBe("/account/sessions");
     expect(linkTo(html, "Home")).toBe("/");
+  });
+});
+
+describe("the auth worker's 429 page counts its seconds right", () => {
+  it("says '1 second' for one, 'N seconds' otherwise", async () => {
+    const { HtmlRateLimitPage } = await import("../../workers/auth/limits");
+    for (const [after, words] of [
+      ["1", "Please wait 1 second and try again."],
+      ["42", "Please wait 42 seconds and try again."],
+    ] as const) {
+      // A limiter that refuses with this wait (the page only reads its answer's status and headers).
+      const refusing = { handle: async () => new Response(null, { status: 429, headers: { "Retry-After": after } }) };
+      const page = await new HtmlRateLimitPage(refusing).handle(
+        new Request("https://auth.example.com/auth/login", { headers: BROWSER }),
+        async () => new Response("never"),
+      );
+      expect(page.status).toBe(429);
+      expect(await page.text()).toContain(words);
+    }
   });
 });

@@ -136,10 +136,10 @@ export class HtmlRateLimitPage implements Middleware {
     const res = await this.limiter.handle(request, next);
     if (res.status !== 429) return res;
     const retryAfter = res.headers.get("Retry-After") ?? "60";
+    const seconds = /^\d{1,6}$/.test(retryAfter) ? Number(retryAfter) : 60;
     // Not for requests another site made the browser send (its navigations carry the Lax cookie):
     // a page could otherwise write lockouts on any signed-in visitor's timeline.
     if (this.lockouts && request.headers.has("Cookie") && request.headers.get("Sec-Fetch-Site") !== "cross-site") {
-      const seconds = /^\d{1,6}$/.test(retryAfter) ? Number(retryAfter) : 60;
       await this.lockouts(request, seconds).catch((err: unknown) => {
         console.warn("gatehouse: could not record a lockout", err instanceof Error ? err.name : "error");
       });
@@ -149,7 +149,7 @@ export class HtmlRateLimitPage implements Middleware {
       request,
       429,
       "rate_limited",
-      `Too many attempts. Please wait ${retryAfter} seconds and try again.`,
+      `Too many attempts. Please wait ${seconds === 1 ? "1 second" : `${seconds} seconds`} and try again.`,
       {
         title: "Too many requests",
       },
