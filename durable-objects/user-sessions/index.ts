@@ -745,23 +745,20 @@ export class UserSessions extends Server<ServerEnv> {
    * the object was told of), and any socket that joined no session: run by the alarm, which fires
    * at the earliest session expiry, so no socket outlives its credential by more than that.
    */
-  #closeEnded(now: number): number {
+  #closeEnded(now: number): void {
     const keep = new Set<WebSocket>();
     for (const connection of this.#joined()) {
       if (this.isActive(stateOf(connection)!.sessionId, now)) keep.add(connection);
     }
-    let closed = 0;
     // Every socket the runtime holds for this object, partyserver's or not.
     for (const socket of this.ctx.getWebSockets()) {
       if (keep.has(socket)) continue;
       try {
         socket.close(CLOSE_SESSION_INACTIVE, "session inactive");
-        closed++;
       } catch {
         // Already gone.
       }
     }
-    return closed;
   }
 
   /** Deletes up to one batch of pending KV records; returns how many are still pending. */

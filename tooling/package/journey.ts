@@ -10,8 +10,9 @@
  * and both type-check strictly and bundle (`wrangler deploy --dry-run`). Loopback only.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { delimiter, join } from "node:path";
+import { readDevVars } from "../../scripts/cli/dev-vars.ts";
 import { ACME_ID, ADA_ID } from "../../scripts/local-idp/demo-data.ts";
 import {
   answers200,
@@ -59,13 +60,11 @@ function machineNode(): { node: string; env: NodeJS.ProcessEnv } {
   return { node: bin, env };
 }
 
+/** A generated project's `.dev.vars`, read as the CLI reads it. */
 function devVars(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of readFileSync(join(dir, ".dev.vars"), "utf8").split("\n")) {
-    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line);
-    if (m) out[m[1]!] = m[2]!;
-  }
-  return out;
+  const vars = readDevVars(join(dir, ".dev.vars"));
+  if (!vars) throw new JourneyFailed(`${dir} has no .dev.vars`);
+  return vars;
 }
 
 const cookiesOf = (res: Response) =>

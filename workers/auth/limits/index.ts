@@ -16,7 +16,7 @@ import { StatefulObjectClient } from "../../../client-sdk/bindings/durable-objec
 import type { Application } from "../../../client-sdk/core/application";
 import { Token } from "../../../client-sdk/core/container";
 import { type Middleware, type Next, toHono } from "../../../client-sdk/core/middleware";
-import { DORateLimiter, edgeAddressKeyExtractor } from "../../../client-sdk/rate-limit";
+import { DORateLimiter, edgeAddressKeyExtractor, type RateLimiterOptions } from "../../../client-sdk/rate-limit";
 import type { RateLimiterDO } from "../../../durable-objects/rate-limiter";
 import { errorPage, wantsJson } from "../routes/pages";
 import { SessionManager } from "../session/session-manager";
@@ -55,12 +55,16 @@ export function routeLimiterFor<E extends LimitsEnv>(
   family: AuthRouteFamily,
   options: { reportLockouts?: boolean } = {},
 ): MiddlewareHandler | null {
-  const table = app.container.has(AuthRateLimitsToken) ? app.container.resolve(AuthRateLimitsToken) : {};
   const lockouts: LockoutReporter = (request, retryAfter) =>
     app.container.has(SessionManager)
       ? app.container.resolve(SessionManager).reportLockout(request, family, retryAfter)
       : Promise.resolve();
-  return routeLimiter(app.env, family, table, options.reportLockouts === false ? undefined : lockouts);
+  return routeLimiter(app.env, family, tableOf(app), options.reportLockouts === false ? undefined : lockouts);
+}
+
+/** The application's own limits table, when it registered one. */
+function tableOf<E extends LimitsEnv>(app: Application<E>): AuthRateLimits {
+  return app.container.has(AuthRateLimitsToken) ? app.container.resolve(AuthRateLimitsToken) : {};
 }
 
 /**
@@ -71,16 +75,13 @@ export function routeLimiterFor<E extends LimitsEnv>(
 export function liveRefusalLimiter<E extends LimitsEnv>(
   app: Application<E>,
 ): ((request: Request) => Promise<Response | null>) | null {
-  const table = app.container.has(AuthRateLimitsToken) ? app.container.resolve(AuthRateLimitsToken) : {};
-  const limit = table.live ?? AUTH_RATE_LIMITS.live;
-  if (limit === false || !app.env.RATE_LIMITER) return null;
-  const limiter = new DORateLimiter(new StatefulObjectClient(app.env.RATE_LIMITER), {
-    ...limit,
+  const limiter = familyLimiter(app.env, "live", tableOf(app), {
     // `/parties/user-sessions/<userId>`: the route checked the id before it refuses anything.
     keyExtractor: (request) => new URL(request.url).pathname.split("/")[3] ?? "",
     prefix: "rl:auth:live-user:",
     policyName: "auth-live-user",
   });
+  if (!limiter) return null;
   return async (request) => {
     const res = await limiter.handle(request, async () => new Response(null, { status: 204 }));
     return res.status === 204 ? null : res;
@@ -103,6 +104,24 @@ export function routeLimiter(
   table: AuthRateLimits = {},
   lockouts?: LockoutReporter,
 ): MiddlewareHandler | null {
+  const limiter = familyLimiter(env, family, table);
+  return limiter ? toHono(new HtmlRateLimitPage(limiter, lockouts)) : null;
+}
+
+/**
+ * The `DORateLimiter` of one family's limit (keyed by client address under `rl:auth:<family>:`
+ * unless `key` says otherwise); null when the family is off or no RATE_LIMITER is bound.
+ */
+function familyLimiter(
+  env: LimitsEnv,
+  family: AuthRouteFamily,
+  table: AuthRateLimits,
+  key: Pick<RateLimiterOptions, "keyExtractor" | "prefix" | "policyName"> = {
+    keyExtractor: edgeAddressKeyExtractor,
+    prefix: `rl:auth:${family}:`,
+    policyName: `auth-${family}`,
+  },
+): DORateLimiter | null {
   const limit = table[family] ?? AUTH_RATE_LIMITS[family];
   if (limit === false) return null;
   if (!env.RATE_LIMITER) {
@@ -112,14 +131,11 @@ export function routeLimiter(
     }
     return null;
   }
-  const limiter = new DORateLimiter(new StatefulObjectClient(env.RATE_LIMITER), {
+  return new DORateLimiter(new StatefulObjectClient(env.RATE_LIMITER), {
     limit: limit.limit,
     window: limit.window,
-    keyExtractor: edgeAddressKeyExtractor,
-    prefix: `rl:auth:${family}:`,
-    policyName: `auth-${family}`,
+    ...key,
   });
-  return toHono(new HtmlRateLimitPage(limiter, lockouts));
 }
 
 /**
