@@ -4,7 +4,7 @@
 // executable with a stand-in wrangler against the real emulator (installed in the cache folder
 // on first use): the variables reach a live emulator, which knows the mapped organization, and a
 // role change made there reaches the worker's port signed with .dev.vars' IDENTITY_WEBHOOK_SECRET.
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { emulatorVars } from "../../scripts/cli/dev-emulator.ts";
@@ -13,7 +13,7 @@ import { parseDevVars } from "../../scripts/cli/dev-vars.ts";
 import { CliError } from "../../scripts/cli/errors.ts";
 import { initProject } from "../../scripts/cli/init.ts";
 import { ACME_ID, ADA_ID, GLOBEX_ID } from "../../scripts/local-idp/demo-data.ts";
-import { freePort, runCli, STACK_LINE, tempDir } from "./helpers.ts";
+import { freePort, installWranglerStandIn, runCli, STACK_LINE, tempDir } from "./helpers.ts";
 
 const project = () => initProject(join(tempDir(), "auth"), {}, { nodeVersion: "24.11.0" }).dir;
 const generated = () => parseDevVars(readFileSync(join(project(), ".dev.vars"), "utf8"));
@@ -85,10 +85,8 @@ describe("emulatorVars", () => {
  * `wrangler-call.json` and exits 7.
  */
 function installEmulatorWrangler(dir: string): void {
-  const bin = join(dir, "node_modules", "wrangler", "bin");
-  mkdirSync(bin, { recursive: true });
-  writeFileSync(
-    join(bin, "wrangler.js"),
+  installWranglerStandIn(
+    dir,
     `const fs = require("node:fs");
 const args = process.argv.slice(2);
 const vars = {};

@@ -4,14 +4,14 @@
 // URL it was lent (as the worker's outbox would), changes a role at the provider (saved in the
 // project's directory file), and exits or, holding its port, waits for a forwarded signal. Also the
 // same command started twice on the same ports (issue 19).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { planDev } from "../../scripts/cli/dev-plan.ts";
 import { parseDevVars } from "../../scripts/cli/dev-vars.ts";
 import { CliError } from "../../scripts/cli/errors.ts";
 import { initProject } from "../../scripts/cli/init.ts";
-import { freePort, occupiedPort, runCli, STACK_LINE, startCli, tempDir } from "./helpers.ts";
+import { freePort, installWranglerStandIn, occupiedPort, runCli, STACK_LINE, startCli, tempDir } from "./helpers.ts";
 
 const posixOnly = it.skipIf(process.platform === "win32");
 
@@ -28,10 +28,8 @@ function project(): string {
  * on its --port (as wrangler dev would), waits for a signal and exits 0 on SIGTERM.
  */
 function installFakeWrangler(dir: string): void {
-  const bin = join(dir, "node_modules", "wrangler", "bin");
-  mkdirSync(bin, { recursive: true });
-  writeFileSync(
-    join(bin, "wrangler.js"),
+  installWranglerStandIn(
+    dir,
     `const fs = require("node:fs");
 const args = process.argv.slice(2);
 const idpPort = (args.find((a) => a.startsWith("IDENTITY_API_PORT:")) || "").split(":")[1];

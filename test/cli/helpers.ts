@@ -4,7 +4,7 @@
  * Test-only; never imported by scripts/cli.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -150,3 +150,10 @@ function portOf(server: Server): number {
 
 /** A stack trace line, which the tool must never print. */
 export const STACK_LINE = "    at ";
+
+/** Puts `source` where the CLI looks for the project's wrangler (`node_modules/wrangler/bin/wrangler.js`). */
+export function installWranglerStandIn(projectDir: string, source: string): void {
+  const bin = join(projectDir, "node_modules", "wrangler", "bin");
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(bin, "wrangler.js"), source);
+}

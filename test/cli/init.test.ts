@@ -249,17 +249,8 @@ describe("gatehouse-workers init (the executable)", () => {
   });
 });
 
-const APP_FILES = [
-  ".dev.vars",
-  ".dev.vars.example",
-  ".env",
-  ".gitignore",
-  "README.md",
-  "package.json",
-  "src/index.ts",
-  "tsconfig.json",
-  "wrangler.jsonc",
-];
+/** An app worker's files: the auth worker's, plus `.env` (its dev server's own quiet switch). */
+const APP_FILES = [...FILES, ".env"].sort();
 
 /** An auth worker project made by init in a fresh temp folder, and that folder. */
 function authProject(name = "my-auth"): { root: string; auth: string } {
