@@ -10,7 +10,7 @@
  * metrics exist. Node only.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Metric } from "./metric.ts";
@@ -551,6 +551,11 @@ export function writeReport(metrics: Record<string, Metric>, info?: Partial<Repo
 
 // `node tooling/results/report.ts`: the report of the results file as it stands.
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  if (!existsSync(RESULTS_JSON)) {
+    // A fresh clone has no results yet: say what to run instead of a stack trace.
+    console.error(`bench:report: ${RESULTS_JSON} does not exist yet; run \`npm run bench\` first`);
+    process.exit(1);
+  }
   const metrics = JSON.parse(readFileSync(RESULTS_JSON, "utf8")) as Record<string, Metric>;
   console.log(`wrote ${writeReport(metrics)}`);
 }
