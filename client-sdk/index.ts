@@ -7,6 +7,13 @@
  * nothing else in this folder is, however it is exported between modules.
  */
 
+export { currentOrganizationSlug, currentUser, wantsJson } from "./auth-context";
+export {
+  impersonationBanner,
+  NoImpersonationMiddleware,
+  RecentAuthMiddleware,
+  type RecentAuthOptions,
+} from "./auth-context/recent-auth";
 // Service-binding client of the auth worker, for consuming workers
 export {
   type AccessTokenResult,
@@ -74,7 +81,6 @@ export { type ExecResult, type PreparedStatement, SqlDatabase, type StatementRes
 export { type VectorizeVector, type VectorQueryOptions, VectorStore } from "./bindings/vectorize";
 // Framework core
 export { type AppBindings, Application, type ApplicationOptions, EnvToken } from "./core/application";
-export { currentOrganizationSlug, currentUser, wantsJson } from "./core/auth-context";
 export {
   type Constructor,
   Container,
@@ -97,12 +103,6 @@ export {
   toHono,
 } from "./core/middleware";
 export { ServiceProvider } from "./core/provider";
-export {
-  impersonationBanner,
-  NoImpersonationMiddleware,
-  RecentAuthMiddleware,
-  type RecentAuthOptions,
-} from "./core/recent-auth";
 export {
   allowContentSources,
   type ContentSecurityPolicyDirectives,

@@ -8,7 +8,7 @@
  * that later needs a fresh one (it became the socket's holder after another tab closed) POSTs to
  * `ticketPath`, which this middleware answers for its own origin's script only.
  */
-import { acceptsHtml } from "../core/auth-context";
+import { acceptsHtml } from "../auth-context";
 import { jsonError } from "../core/errors";
 import { allowContentSources } from "../core/security-headers";
 import { HtmlTransformer } from "../html/transformer";

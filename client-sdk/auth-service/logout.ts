@@ -7,7 +7,7 @@
  * session is revoked over RPC. It never signs out on GET and never follows a
  * redirect target from the request.
  */
-import { wantsJson } from "../core/auth-context";
+import { wantsJson } from "../auth-context";
 import { jsonError } from "../core/errors";
 import type { Middleware } from "../core/middleware";
 import { AuthServiceError } from "./errors";

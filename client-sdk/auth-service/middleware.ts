@@ -9,7 +9,7 @@
  * auth worker cannot answer: that is a clear 5xx JSON answer. With `live`, the pages it guards
  * carry the session's live channel (see live.ts).
  */
-import { continueAuthenticated, unauthenticatedResponse } from "../core/auth-context";
+import { continueAuthenticated, unauthenticatedResponse } from "../auth-context";
 import { jsonError } from "../core/errors";
 import type { Middleware, Next } from "../core/middleware";
 import { AuthServiceError } from "./errors";

@@ -6,8 +6,10 @@
  * type-checks against this, never against the auth worker's code.
  */
 import type { RateLimitDecision } from "../rate-limit/limiter";
-import type { KnownDevice, RevocationActor, RevocationReceipt, SessionPolicy, TimelinePage } from "./security";
-import type { RevocationResult, SessionInfo } from "./session-object";
+import type { RevocationResult, SessionInfo } from "./lifecycle";
+import type { SessionPolicy } from "./policy";
+import type { AccessTokenResult, LiveTicket } from "./provider-access";
+import type { KnownDevice, RevocationActor, RevocationReceipt, TimelinePage } from "./security-record";
 import type { AppUser } from "./users";
 
 /** What `resolveSession` returns over RPC: no token, no record internals. */
@@ -67,31 +69,3 @@ export interface AuthServiceApi {
    */
   checkRateLimitBatch(key: string, limit: number, windowSeconds: number, count: number): Promise<RateLimitDecision[]>;
 }
-
-/**
- * What a page of a consuming app needs to join its session's live channel: the ticket (sent as the
- * socket's first message, never in a URL; single-use, valid until `expiresAt`), the channel's
- * WebSocket URL, the script that holds it, and where a signed-out tab goes.
- */
-export interface LiveTicket {
-  ticket: string;
-  userId: string;
-  /** ms since the epoch. */
-  expiresAt: number;
-  channelUrl: string;
-  scriptUrl: string;
-  signedOutUrl: string;
-}
-
-/** A provider access token for a session, or why there is none (`reauthentication_required`: sign in again). */
-export type AccessTokenResult =
-  | { ok: true; accessToken: string; expiresAt: number }
-  | {
-      ok: false;
-      reason:
-        | "unauthenticated"
-        | "reauthentication_required"
-        | "no_provider_tokens"
-        | "refresh_unsupported"
-        | "provider_unavailable";
-    };

@@ -83,17 +83,6 @@ export function isRevokedMark(value: unknown): value is RevokedMark {
   return r.v === 1 && r.revoked === true && typeof r.userId === "string";
 }
 
-/**
- * An organization's kill switch, published in the session namespace under `org-epoch:{orgId}` so
- * every location's resolution sees it within KV's propagation window: JSON `{ epoch }` (ms);
- * sessions of its members issued before the epoch are refused. Deleted when the switch is lifted.
- */
-export const ORG_EPOCH_PREFIX = "org-epoch:";
-
-export function orgEpochKey(organizationId: string): string {
-  return `${ORG_EPOCH_PREFIX}${organizationId}`;
-}
-
 /** A KV lookup: a live record, the mark of a revoked session, or nothing. */
 export type StoredSession = { record: SessionRecord } | { revokedFrom: string; revokedAt: number } | null;
 

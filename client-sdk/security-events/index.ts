@@ -5,7 +5,7 @@
  * carries the same one). The session objects sign with `signSecurityEvent`; a receiver verifies
  * with `verifySecurityEvent` (constant-time compare, timestamp tolerance). WebCrypto only.
  */
-import type { SecurityEvent } from "../protocol/security";
+import type { SecurityEvent } from "../protocol/security-record";
 
 export const SECURITY_EVENT_SIGNATURE_HEADER = "Gatehouse-Signature";
 export const SECURITY_EVENT_ID_HEADER = "Gatehouse-Event-Id";

@@ -8,8 +8,8 @@
  * published epoch still refuses their sessions). Storage and calls only; the object decides when.
  */
 import { inPool } from "../../client-sdk/core/pool";
-import type { RevocationActor } from "../../client-sdk/protocol/security";
-import type { RevocationResult } from "../../client-sdk/protocol/session-object";
+import type { RevocationResult } from "../../client-sdk/protocol/lifecycle";
+import type { RevocationActor } from "../../client-sdk/protocol/security-record";
 
 /** Attempts per member before it counts as failed. */
 export const FAN_OUT_ATTEMPTS = 3;

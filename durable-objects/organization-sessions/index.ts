@@ -8,8 +8,9 @@
  * removes the epoch for what comes next; ended sessions stay ended. RPC methods only.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { RevocationActor, RevocationReceipt, SessionPolicy } from "../../client-sdk/protocol/security";
-import { orgEpochKey } from "../../client-sdk/protocol/session-record";
+import { orgEpochKey } from "../../client-sdk/protocol/organization-controls";
+import type { SessionPolicy } from "../../client-sdk/protocol/policy";
+import type { RevocationActor, RevocationReceipt } from "../../client-sdk/protocol/security-record";
 import { objectNow } from "../clock";
 import type { UserSessions } from "../user-sessions";
 import { receiptFields } from "../user-sessions/receipts";

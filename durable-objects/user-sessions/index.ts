@@ -10,6 +10,7 @@
  * (idempotent by event id; membership changes rewrite every live session).
  */
 import { type Connection, type ConnectionContext, Server } from "partyserver";
+import type { RegisterResult } from "../../client-sdk/protocol/lifecycle";
 import type {
   KnownDevice,
   RevocationActor,
@@ -17,8 +18,7 @@ import type {
   SecurityEventDeliveries,
   SessionLocation,
   TimelinePage,
-} from "../../client-sdk/protocol/security";
-import type { RegisterResult } from "../../client-sdk/protocol/session-object";
+} from "../../client-sdk/protocol/security-record";
 import { nextAlarm } from "./alarms";
 import { deviceKey, listDevices, noteDevice, pruneDevices } from "./devices";
 import {

@@ -5,7 +5,7 @@
  * A tab must treat `session.revoked` as final: the server closes it right after.
  */
 import superjson from "superjson";
-import type { SecurityEvent } from "../../client-sdk/protocol/security";
+import type { SecurityEvent } from "../../client-sdk/protocol/security-record";
 import type { RevocationReason } from "./schema";
 
 /** Close code sent with `session.revoked`. */

@@ -12,7 +12,7 @@ import type {
   SecurityEvent,
   SecurityEventDeliveries,
   SecurityEventDestination,
-} from "../../client-sdk/protocol/security";
+} from "../../client-sdk/protocol/security-record";
 import {
   SECURITY_EVENT_ID_HEADER,
   SECURITY_EVENT_SIGNATURE_HEADER,

@@ -178,4 +178,4 @@ export type {
   RevocationResult,
   SessionInfo,
   SessionMirror,
-} from "../../client-sdk/protocol/session-object";
+} from "../../client-sdk/protocol/lifecycle";

@@ -9,7 +9,7 @@ import type {
   SecurityEvent,
   SecurityEventType,
   SessionLocation,
-} from "../../client-sdk/protocol/security.ts";
+} from "../../client-sdk/protocol/security-record.ts";
 import { verifySecurityEvent } from "../../client-sdk/security-events/index.ts";
 
 export interface SecurityEventsConfig {

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { handleLogout } from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
-import { safeReturnTo } from "../../workers/auth/routes/return-to";
+import { safeReturnTo } from "../../workers/auth/flow/return-to";
 import { ada, cookieHeader, cookiesFrom, login, makeApp, ORIGIN, REDIRECT_URL, TestClock } from "./helpers";
 
 async function sessionCount(userId: string): Promise<number> {

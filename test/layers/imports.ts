@@ -40,6 +40,64 @@ function resolveImport(from: string, specifier: string): string | null {
   return null;
 }
 
+/**
+ * The rooms of each layer, ground first: a file may import its own room and the rooms before it,
+ * never one after it (a type-only import counts: the type moves down). A room is a folder or a
+ * single file at the top of a layer; under workers/, the folders of the auth worker.
+ */
+export const ROOMS: Record<Layer, readonly string[]> = {
+  "client-sdk": [
+    "core",
+    "bindings",
+    "rate-limit",
+    "html",
+    "versioned-kv",
+    "registration",
+    "protocol",
+    "auth-context",
+    "security-events",
+    "auth-service",
+    "index.ts",
+  ],
+  "durable-objects": ["clock.ts", "rate-limiter", "container", "user-sessions", "organization-sessions", "index.ts"],
+  workers: [
+    "auth/types",
+    "auth/ids.ts",
+    "auth/errors",
+    "auth/crypto",
+    "auth/cookies",
+    "auth/location",
+    "auth/flow",
+    "auth/pages",
+    "auth/config",
+    "auth/identity",
+    "auth/org",
+    "auth/session",
+    "auth/limits",
+    "auth/middleware",
+    "auth/routes",
+    "auth/provider.ts",
+    "auth/account",
+    "auth/admin",
+    "auth/live",
+    "auth/webhooks",
+    "auth/app",
+    "auth/rpc",
+    "auth/factory",
+    "auth/index.ts",
+    "auth/worker.ts",
+    "example-consumer",
+  ],
+};
+
+/** The room a file lives in (see ROOMS), or null when it is in none. */
+export function roomOf(file: string): string | null {
+  const layer = layerOf(file);
+  if (!layer) return null;
+  const rest = file.slice(layer.length + 1);
+  return ROOMS[layer].find((room) => rest === room || rest.startsWith(`${room}/`)) ?? null;
+}
+
 export function layerOf(file: string): Layer | null {
   return LAYERS.find((l) => file === l || file.startsWith(`${l}/`)) ?? null;
 }

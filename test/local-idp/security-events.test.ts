@@ -3,7 +3,7 @@
 // listed newest first; anything unsigned, mis-signed, stale or oversized is refused with a JSON code;
 // the directory page lists them escaped. Real HTTP, an injected clock.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { SecurityEvent } from "../../client-sdk/protocol/security.ts";
+import type { SecurityEvent } from "../../client-sdk/protocol/security-record.ts";
 import {
   SECURITY_EVENT_ID_HEADER,
   SECURITY_EVENT_SIGNATURE_HEADER,

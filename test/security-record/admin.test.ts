@@ -8,7 +8,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { RevocationReceipt, SecurityEvent } from "../../client-sdk/protocol/security";
+import type { RevocationReceipt, SecurityEvent } from "../../client-sdk/protocol/security-record";
 import { openTab, withTimeout } from "../sessions/helpers";
 import {
   admin,

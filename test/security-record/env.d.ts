@@ -7,7 +7,7 @@ declare namespace Cloudflare {
     SESSIONS: KVNamespace;
     USER_SESSIONS: DurableObjectNamespace<import("../../durable-objects/user-sessions").UserSessions>;
     RATE_LIMITER: DurableObjectNamespace<import("../../durable-objects/rate-limiter").RateLimiterDO>;
-    SECURITY_EVENTS: Queue<import("../../client-sdk/protocol/security").SecurityEvent>;
+    SECURITY_EVENTS: Queue<import("../../client-sdk/protocol/security-record").SecurityEvent>;
     RECEIVED: KVNamespace;
     SESSION_SECRET: string;
     AUTH_REDIRECT_URL: string;

@@ -12,7 +12,7 @@ import { env, exports } from "cloudflare:workers";
 import { SessionManager } from "gatehouse-workers/auth";
 import { OrganizationSessions } from "gatehouse-workers/durable-objects";
 import { describe, expect, it } from "vitest";
-import { orgEpochKey } from "../../client-sdk/protocol/session-record";
+import { orgEpochKey } from "../../client-sdk/protocol/organization-controls";
 import { EPOCH_CACHE_MS } from "../../workers/auth/session/org-epochs";
 import { openTab, staysOpen, withTimeout } from "../sessions/helpers";
 import { revokedMarkOwner } from "../support/kv-records";

@@ -11,7 +11,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { setObjectClock } from "gatehouse-workers/durable-objects";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SecurityEvent } from "../../client-sdk/protocol/security";
+import type { SecurityEvent } from "../../client-sdk/protocol/security-record";
 import { verifySecurityEvent } from "../../client-sdk/security-events";
 import type { UserSessions } from "../../durable-objects/user-sessions";
 import { RETRY_DELAYS_MS } from "../../durable-objects/user-sessions/outbox";

@@ -8,7 +8,8 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { RevocationActor, SessionPolicy } from "../../client-sdk/protocol/security";
+import type { SessionPolicy } from "../../client-sdk/protocol/policy";
+import type { RevocationActor } from "../../client-sdk/protocol/security-record";
 import { AuthService } from "../../workers/auth/rpc/auth-service";
 import { allEvents, eventsOf, freshOrg, freshUser, manager, organizationOf, requestWith, signIn } from "./helpers";
 

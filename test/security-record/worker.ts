@@ -3,7 +3,7 @@
  * the host's consumer of the SECURITY_EVENTS queue, which keeps every message it receives in the
  * RECEIVED namespace (`queue:<userId>:<message id>`) so tests can count what arrived.
  */
-import type { SecurityEvent } from "../../client-sdk/protocol/security";
+import type { SecurityEvent } from "../../client-sdk/protocol/security-record";
 import authWorker from "../../workers/auth/worker";
 
 export { AuthService, OrganizationSessions, RateLimiterDO, UserSessions } from "../../workers/auth/worker";

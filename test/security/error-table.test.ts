@@ -8,7 +8,7 @@ import { SessionManager } from "gatehouse-workers/auth";
 import { afterEach, describe, expect, it } from "vitest";
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "../../scripts/local-idp/webhook-signature";
 import { authApplication } from "../../workers/auth/app";
-import { LOGIN_FLOW_TTL_SECONDS, startLoginFlow } from "../../workers/auth/routes/login-flow";
+import { LOGIN_FLOW_TTL_SECONDS, startLoginFlow } from "../../workers/auth/flow/login-flow";
 import { brokenKV } from "../faults/broken";
 import {
   cookieHeader,

@@ -24,4 +24,7 @@ export function isReceiptId(value: unknown): value is string {
   return typeof value === "string" && /^rcpt\.[uo]\.[A-Za-z0-9_-]{1,128}\.\d{1,15}$/.test(value);
 }
 
-export { isSessionId } from "./session/token";
+/** Public session ids are 64 lowercase hex digits (SHA-256 of the cookie's token, session/token.ts). */
+export function isSessionId(value: unknown): value is string {
+  return typeof value === "string" && /^[0-9a-f]{64}$/.test(value);
+}

@@ -9,7 +9,7 @@ export {
   NoImpersonationMiddleware,
   RecentAuthMiddleware,
   type RecentAuthOptions,
-} from "../../client-sdk/core/recent-auth";
+} from "../../client-sdk/auth-context/recent-auth";
 export {
   type ConfigCheck,
   type ConfigProblem,

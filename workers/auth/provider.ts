@@ -17,6 +17,7 @@ import type { OrganizationSessions } from "../../durable-objects/organization-se
 import type { UserSessions } from "../../durable-objects/user-sessions";
 import { isLoopbackHost } from "./config/rules";
 import { AuthError } from "./errors";
+import { parseOrigins } from "./flow/return-to";
 import { DefaultIdentityClient, type IdentityEnv } from "./identity/default-identity-client";
 import type { FakeIdentityClient } from "./identity/fake-identity-client";
 import { fakeIdentityClients, type IdentityClient, IdentityClientToken } from "./identity/identity-client";
@@ -25,7 +26,6 @@ import { devHeaderLocation } from "./location";
 import { CsrfMiddleware, csrfToken } from "./middleware/csrf";
 import { createLoginHandler, handleCallback, handleLogout } from "./routes/handlers";
 import { isOwnLogoutNavigation, logoutConfirmPage } from "./routes/logout";
-import { parseOrigins } from "./routes/return-to";
 import type { SessionManagerOptions } from "./session/config";
 import { KVSessionStore } from "./session/kv-session-store";
 import { SessionManager } from "./session/session-manager";

@@ -5,7 +5,7 @@
  * imports nothing server-side. Every value is HTML-escaped; event details are rendered by field,
  * never as markup.
  */
-import type { RevocationActor, SecurityEvent } from "../../../client-sdk/protocol/security";
+import type { RevocationActor, SecurityEvent } from "../../../client-sdk/protocol/security-record";
 import { describePlace, escapeText, notMeForm, timeTag } from "./view";
 
 /** The JSON body of `GET /account/activity` for a client asking for JSON. */

@@ -3,7 +3,8 @@
  * Self-service sessions (`/account/sessions`): the routes, the page and the
  * list view shared with the live browser bundle (`client/live.ts`).
  */
+
+export { describeUserAgent } from "../session/user-agent";
 export { LIVE_SCRIPT_PATH } from "./page";
 export { ACCOUNT_SESSIONS_PATH, registerAccountRoutes } from "./routes";
-export { describeUserAgent } from "./user-agent";
 export { type SessionListBody, type SessionView, toSessionView } from "./view";

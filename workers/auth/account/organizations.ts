@@ -9,16 +9,16 @@
  * organizations' objects bound. The kill switch's actor on every member's timeline is this person.
  */
 import type { MiddlewareHandler } from "hono";
+import { NoImpersonationMiddleware, RecentAuthMiddleware } from "../../../client-sdk/auth-context/recent-auth";
 import type { Application } from "../../../client-sdk/core/application";
 import { toHono } from "../../../client-sdk/core/middleware";
-import { NoImpersonationMiddleware, RecentAuthMiddleware } from "../../../client-sdk/core/recent-auth";
-import type { SessionPolicy } from "../../../client-sdk/protocol/security";
+import type { SessionPolicy } from "../../../client-sdk/protocol/policy";
 import { isOrganizationId } from "../ids";
 import { currentSession } from "../middleware/context";
 import { csrfToken } from "../middleware/csrf";
+import { authErrorPage, errorPage, escapeHtml, page, wantsJson } from "../pages";
+import { siteHeader } from "../pages/site-header";
 import { AuthConfigToken, publicOrigin } from "../provider";
-import { authErrorPage, errorPage, escapeHtml, page, wantsJson } from "../routes/pages";
-import { siteHeader } from "../routes/site-header";
 import { resolvePolicy } from "../session/config";
 import { SessionManager } from "../session/session-manager";
 import type { AppUser } from "../types";

@@ -5,9 +5,9 @@
  * live bundle reads (user id, this tab's session id, the CSRF token) as data attributes. They
  * carry no inline script; the bundle at `LIVE_SCRIPT_PATH` is served by the worker itself.
  */
-import type { SecurityEvent } from "../../../client-sdk/protocol/security";
-import { escapeHtml, page } from "../routes/pages";
-import { siteHeader } from "../routes/site-header";
+import type { SecurityEvent } from "../../../client-sdk/protocol/security-record";
+import { escapeHtml, page } from "../pages";
+import { siteHeader } from "../pages/site-header";
 import type { AppUser } from "../types";
 import { renderTimeline } from "./activity-view";
 import { withContentSecurityPolicy } from "./csp";

@@ -6,8 +6,8 @@
  * value is HTML-escaped; it never shows the provider session id.
  */
 import { escapeHtml } from "../../../client-sdk/html/escape";
-import type { SessionLocation } from "../../../client-sdk/protocol/security";
-import { describeUserAgent } from "./user-agent";
+import type { SessionLocation } from "../../../client-sdk/protocol/security-record";
+import { describeUserAgent } from "../session/user-agent";
 
 /** One session as `/account/sessions` shows it (and answers it as JSON). */
 export interface SessionView {

@@ -4,7 +4,7 @@
  * (the label of the admin token that authorized the request, never the token).
  */
 import { getRequestValue } from "../../../client-sdk/core/middleware";
-import type { RevocationActor } from "../../../client-sdk/protocol/security";
+import type { RevocationActor } from "../../../client-sdk/protocol/security-record";
 import { AdminLabelKey } from "./tokens";
 
 export function json(status: number, body: unknown): Response {

@@ -6,7 +6,7 @@
  * Every state change is a POST (`…/kill-switch`, `…/kill-switch/lift`, `…/policy`, `…/policy/clear`).
  */
 import type { Application } from "../../../client-sdk/core/application";
-import type { SessionPolicy } from "../../../client-sdk/protocol/security";
+import type { SessionPolicy } from "../../../client-sdk/protocol/policy";
 import { isOrganizationId, isReceiptId, isUserId } from "../ids";
 import { resolvePolicy } from "../session/config";
 import type { SessionManager } from "../session/session-manager";

@@ -15,7 +15,7 @@ import {
   DEFAULT_BINDINGS,
   type ResolvedAuthWorkerOptions,
   resolveAuthWorkerOptions,
-} from "../factory/options";
+} from "./options";
 
 let current: ResolvedAuthWorkerOptions | undefined;
 let given: AuthWorkerOptions | undefined;

@@ -8,9 +8,9 @@
  */
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { acceptsHtml } from "../../../client-sdk/core/auth-context";
+import { acceptsHtml } from "../../../client-sdk/auth-context";
 import { errorResponse, jsonError, toErrorBody } from "../../../client-sdk/core/errors";
-import { errorPage } from "../routes/pages";
+import { errorPage } from "../pages";
 
 export function authOnError(err: Error, c: Context): Response {
   if (err instanceof HTTPException) return jsonError(err.status, "http_error", err.message || "Request failed");

@@ -10,9 +10,9 @@ import type { Application } from "../../../client-sdk/core/application";
 import { toHono } from "../../../client-sdk/core/middleware";
 import { liveUrls } from "../live/urls";
 import { CsrfMiddleware, csrfToken } from "../middleware/csrf";
+import { escapeHtml, page } from "../pages";
+import { siteHeader } from "../pages/site-header";
 import { publicOrigin } from "../provider";
-import { escapeHtml, page } from "../routes/pages";
-import { siteHeader } from "../routes/site-header";
 import { SessionManager } from "../session/session-manager";
 
 /** The live channel for a page of this worker (`origin`: its public one): its own cookie joins the session (no ticket). */

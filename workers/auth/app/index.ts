@@ -5,22 +5,23 @@
  * account pages. One `Application` per `env` object, shared by the fetch
  * handler and the `AuthService` RPC entrypoint.
  */
+
+import { acceptsHtml } from "../../../client-sdk/auth-context";
 import { Application } from "../../../client-sdk/core/application";
-import { acceptsHtml } from "../../../client-sdk/core/auth-context";
 import { jsonError } from "../../../client-sdk/core/errors";
 import { SecurityHeadersMiddleware } from "../../../client-sdk/core/security-headers";
 import { registerAccountRoutes } from "../account";
 import { registerAdminRoutes } from "../admin/routes";
-import type { ResolvedAuthWorkerOptions } from "../factory/options";
 import { registerLivePages } from "../live/pages";
 import { registerLiveChannel } from "../live/route";
+import { errorPage } from "../pages";
 import { type AuthEnv, AuthServiceProvider, type AuthServiceProviderOptions } from "../provider";
-import { errorPage } from "../routes/pages";
 import { registerIdentityWebhook } from "../webhooks";
 import { registerApiRoutes } from "./api";
 import { authEnvOf, authWorkerOptions } from "./configured";
 import { authOnError } from "./errors";
 import { registerHomePage } from "./home";
+import type { ResolvedAuthWorkerOptions } from "./options";
 
 export interface AuthWorkerEnv extends AuthEnv {
   SESSIONS: KVNamespace;

@@ -7,7 +7,7 @@
  * names the variable and the rule, the client sees neither.
  */
 import { AuthError } from "../errors";
-import { errorPage } from "../routes/pages";
+import { errorPage } from "../pages";
 import { type ConfigCheck, type ConfigProblem, checkAuthEnvironment, describeProblems } from "./rules";
 
 const verdicts = new WeakMap<object, ConfigCheck>();

@@ -16,10 +16,10 @@
 import { UserSessions } from "../../../durable-objects/user-sessions";
 import { type AuthWorkerEnv, authApplication, authSecurityHeaders } from "../app";
 import { authConfigVerdict, configureAuthWorker } from "../app/configured";
+import type { AuthWorkerOptions } from "../app/options";
 import { unavailableResponse } from "../config";
 import { IdentityClientToken } from "../identity/identity-client";
 import { refuseConnection } from "./connect";
-import type { AuthWorkerOptions } from "./options";
 
 /**
  * The handlers `createAuthWorker` returns (a Workers `ExportedHandler`). Its env is whatever the

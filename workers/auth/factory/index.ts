@@ -8,8 +8,8 @@ export { OrganizationSessions } from "../../../durable-objects/organization-sess
 export { RateLimiterDO } from "../../../durable-objects/rate-limiter";
 export { UserSessions } from "../../../durable-objects/user-sessions";
 export type { AuthWorkerEnv } from "../app";
+export type { AuthWorkerBindings, AuthWorkerOptions, AuthWorkerRoutes } from "../app/options";
 export { AUTH_RATE_LIMITS, type AuthRateLimit, type AuthRateLimits, type AuthRouteFamily } from "../limits";
 export { AuthService, type RpcSession } from "../rpc/auth-service";
 export type { SessionHooks } from "../session/config";
 export { type AuthWorkerHandler, createAuthWorker } from "./create-auth-worker";
-export type { AuthWorkerBindings, AuthWorkerOptions, AuthWorkerRoutes } from "./options";

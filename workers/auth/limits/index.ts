@@ -18,7 +18,7 @@ import { Token } from "../../../client-sdk/core/container";
 import { type Middleware, type Next, toHono } from "../../../client-sdk/core/middleware";
 import { DORateLimiter, edgeAddressKeyExtractor, type RateLimiterOptions } from "../../../client-sdk/rate-limit";
 import type { RateLimiterDO } from "../../../durable-objects/rate-limiter";
-import { errorPage, wantsJson } from "../routes/pages";
+import { errorPage, wantsJson } from "../pages";
 import { SessionManager } from "../session/session-manager";
 
 /** Requests per window (seconds) per client address. Documented in README "Rate limits". */

@@ -7,9 +7,9 @@
  */
 import type { Application } from "../../../client-sdk/core/application";
 import { serveScript } from "../account/live-script-route";
+import { safeReturnTo } from "../flow/return-to";
+import { escapeHtml, page } from "../pages";
 import { AuthConfigToken } from "../provider";
-import { escapeHtml, page } from "../routes/pages";
-import { safeReturnTo } from "../routes/return-to";
 import { EMBED_SCRIPT } from "./client/embed-script";
 import { EMBED_SCRIPT_PATH, SIGNED_OUT_PATH } from "./urls";
 

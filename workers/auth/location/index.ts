@@ -6,7 +6,7 @@
  * `X-Gatehouse-Dev-Location` header instead (`GATEHOUSE_DEV_LOCATION_HEADER=1`, refused off loopback
  * by the configuration check). It describes; nothing is ever decided from it.
  */
-import type { SessionLocation } from "../../../client-sdk/protocol/security";
+import type { SessionLocation } from "../../../client-sdk/protocol/security-record";
 
 export type { SessionLocation };
 

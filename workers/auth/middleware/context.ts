@@ -11,7 +11,7 @@ import {
   CurrentSession,
   currentOrganizationSlug,
   currentUser,
-} from "../../../client-sdk/core/auth-context";
+} from "../../../client-sdk/auth-context";
 import { getRequestValue, RequestKey } from "../../../client-sdk/core/middleware";
 import type { ResolvedSession } from "../session/session-manager";
 

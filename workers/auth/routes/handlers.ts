@@ -7,15 +7,15 @@
  */
 import { HmacSigner } from "../crypto";
 import { AuthError } from "../errors";
+import { type LoginFlow, startLoginFlow, takeLoginFlow } from "../flow/login-flow";
+import { safeReturnTo } from "../flow/return-to";
 import type { IdentityClient } from "../identity/identity-client";
 import { LOGIN_ORGANIZATION_ID } from "../ids";
+import { authErrorPage, errorPage } from "../pages";
+import { organizationLinks, signInAgainLinks } from "../pages/error-links";
 import type { SessionManager } from "../session/session-manager";
 import type { IdentityUser } from "../types";
-import { organizationLinks, signInAgainLinks } from "./error-links";
-import { type LoginFlow, startLoginFlow, takeLoginFlow } from "./login-flow";
-import { authErrorPage, errorPage } from "./pages";
 import { providerErrorMessage } from "./provider-errors";
-import { safeReturnTo } from "./return-to";
 
 export interface LoginHandlerOptions {
   /** Milliseconds since the epoch. Default `Date.now`. */

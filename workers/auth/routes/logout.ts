@@ -6,10 +6,11 @@
  * logout route against cross-site sign-out: a GET signs out only when it is
  * the person's own navigation; every other GET gets a confirm page that POSTs.
  */
+
+import { safeReturnTo } from "../flow/return-to";
 import type { IdentityClient } from "../identity/identity-client";
+import { authErrorPage, errorPage, escapeHtml, page, wantsJson } from "../pages";
 import type { SessionManager } from "../session/session-manager";
-import { authErrorPage, errorPage, escapeHtml, page, wantsJson } from "./pages";
-import { safeReturnTo } from "./return-to";
 
 export interface LogoutOptions {
   /** Also end the provider session (best effort, never blocks local logout). */

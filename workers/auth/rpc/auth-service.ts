@@ -8,13 +8,13 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { StatefulObjectClient } from "../../../client-sdk/bindings/durable-object";
 import type { AccessTokenResult, AuthServiceApi, LiveTicket, RpcSession } from "../../../client-sdk/protocol";
+import type { SessionPolicy } from "../../../client-sdk/protocol/policy";
 import type {
   KnownDevice,
   RevocationActor,
   RevocationReceipt,
-  SessionPolicy,
   TimelinePage,
-} from "../../../client-sdk/protocol/security";
+} from "../../../client-sdk/protocol/security-record";
 import { DORateLimiter, MAX_BATCH_COUNT, type RateLimitDecision } from "../../../client-sdk/rate-limit";
 import type { RevocationResult, SessionInfo } from "../../../durable-objects/user-sessions";
 import { type AuthWorkerEnv, authApplication } from "../app";

@@ -4,7 +4,7 @@
  * the code cannot drift. Every duration is in seconds.
  */
 import { KV_MIN_TTL_SECONDS } from "../../../client-sdk/bindings/kv";
-import type { SessionPolicy } from "../../../client-sdk/protocol/security";
+import type { SessionPolicy } from "../../../client-sdk/protocol/policy";
 import type { OrganizationSessions } from "../../../durable-objects/organization-sessions";
 import type { UserSessions } from "../../../durable-objects/user-sessions";
 import type { RandomSource } from "../crypto";

@@ -6,7 +6,7 @@
  * per `ttlMs` otherwise). A session of a member issued before an epoch is refused. A failed read
  * refuses nothing and is retried on the next request (the session objects still refuse in strict mode).
  */
-import { orgEpochKey } from "../../../client-sdk/protocol/session-record";
+import { orgEpochKey } from "../../../client-sdk/protocol/organization-controls";
 import type { SessionRecord } from "./kv-session-store";
 
 /** How long an isolate trusts an epoch it read (bounds how late eventual mode sees a new switch). */

@@ -6,7 +6,8 @@
  * call that answers an operator map to 503 (`storeCall`); the index is never worth failing a sign-in.
  */
 
-import type { RevocationActor, RevocationReceipt, SessionPolicy } from "../../../client-sdk/protocol/security";
+import type { SessionPolicy } from "../../../client-sdk/protocol/policy";
+import type { RevocationActor, RevocationReceipt } from "../../../client-sdk/protocol/security-record";
 import type { OrganizationSessions } from "../../../durable-objects/organization-sessions";
 import { storeCall } from "./store-call";
 

@@ -7,22 +7,22 @@
  */
 
 import { withDeadline } from "../../../client-sdk/core/deadline";
+import type { SessionPolicy } from "../../../client-sdk/protocol/policy";
 import type {
   KnownDevice,
   RevocationActor,
   RevocationReceipt,
   SecurityEventDeliveries,
   SessionLocation,
-  SessionPolicy,
   TimelinePage,
-} from "../../../client-sdk/protocol/security";
+} from "../../../client-sdk/protocol/security-record";
 import { organizationReceiptOwner } from "../../../durable-objects/organization-sessions";
 import { type RevocationResult, receiptOwner, type SessionInfo } from "../../../durable-objects/user-sessions";
-import { describeUserAgent, deviceClass } from "../account/user-agent";
 import { buildSetCookie, parseCookie, parseJwtExpiry } from "../cookies";
 import { HmacSigner } from "../crypto";
 import { AuthError } from "../errors";
 import type { Impersonator } from "../identity/identity-client";
+import { isSessionId } from "../ids";
 import type { AppUser, IdentityUser } from "../types";
 import {
   type ResolvedSessionConfig,
@@ -37,7 +37,8 @@ import { OrganizationObjects } from "./organizations";
 import { ReportThrottle } from "./report-throttle";
 import { SessionObjects } from "./session-objects";
 import { storeCall } from "./store-call";
-import { isSessionId, issueSessionToken, verifySessionToken } from "./token";
+import { issueSessionToken, verifySessionToken } from "./token";
+import { describeUserAgent, deviceClass } from "./user-agent";
 import { UserDirectory } from "./user-directory";
 
 /** A resolved session: the public id, the user, and the stored record. */

@@ -5,6 +5,8 @@
  * addresses the right object and maps its failures (503, through `storeCall`),
  * so no route reaches a stub around the error contract.
  */
+
+import type { RegisterResult } from "../../../client-sdk/protocol/lifecycle";
 import type {
   KnownDevice,
   RevocationActor,
@@ -12,8 +14,7 @@ import type {
   SecurityEventDeliveries,
   SessionLocation,
   TimelinePage,
-} from "../../../client-sdk/protocol/security";
-import type { RegisterResult } from "../../../client-sdk/protocol/session-object";
+} from "../../../client-sdk/protocol/security-record";
 import type {
   AccessTokenAnswer,
   RevocationResult,

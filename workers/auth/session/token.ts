@@ -29,8 +29,3 @@ export async function verifySessionToken(signer: HmacSigner, cookieValue: string
   if (!(await signer.verify(PURPOSE + token, signature))) return null;
   return sha256Hex(token);
 }
-
-/** Public session ids are 64 lowercase hex digits. */
-export function isSessionId(value: unknown): value is string {
-  return typeof value === "string" && /^[0-9a-f]{64}$/.test(value);
-}

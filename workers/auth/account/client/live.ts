@@ -10,7 +10,7 @@
  * browser attaches itself.
  */
 import { PartySocket } from "partysocket";
-import type { SecurityEvent } from "../../../../client-sdk/protocol/security";
+import type { SecurityEvent } from "../../../../client-sdk/protocol/security-record";
 import type * as messages from "../../../../durable-objects/user-sessions/messages";
 import { type ActivityBody, renderEvent, renderTimeline } from "../activity-view";
 import { renderSessionList, type SessionListBody } from "../view";

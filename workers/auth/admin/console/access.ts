@@ -7,10 +7,10 @@
  *    worker's `recentAuthMaxAge`: an older one goes through the provider again first).
  * Nothing else counts: not a role in another organization, not a header, not the URL.
  */
-import { CurrentSession } from "../../../../client-sdk/core/auth-context";
+import { CurrentSession } from "../../../../client-sdk/auth-context";
+import { RecentAuthMiddleware } from "../../../../client-sdk/auth-context/recent-auth";
 import { RequestKey, setRequestValue } from "../../../../client-sdk/core/middleware";
-import { RecentAuthMiddleware } from "../../../../client-sdk/core/recent-auth";
-import { errorPage } from "../../routes/pages";
+import { errorPage } from "../../pages";
 import type { SessionManager } from "../../session/session-manager";
 import type { BreakGlassSessions } from "./break-glass";
 import type { Operator } from "./views";

@@ -6,16 +6,17 @@
  * CSRF field and work without JavaScript; console.js refreshes the user's sections when it runs.
  * Everything interpolated is escaped; ids are never trusted as markup.
  */
+
+import type { SessionInfo } from "../../../../client-sdk/protocol/lifecycle";
 import type {
   RevocationReceipt,
   SecurityEvent,
   SecurityEventDeliveries,
-} from "../../../../client-sdk/protocol/security";
-import type { SessionInfo } from "../../../../client-sdk/protocol/session-object";
+} from "../../../../client-sdk/protocol/security-record";
 import { describeEvent } from "../../account/activity-view";
-import { describeUserAgent } from "../../account/user-agent";
 import { csrfField, describePlace, timeTag } from "../../account/view";
-import { escapeHtml } from "../../routes/pages";
+import { escapeHtml } from "../../pages";
+import { describeUserAgent } from "../../session/user-agent";
 import type { OperatorLogEntry } from "./operator-log";
 
 export const CONSOLE_PATH = "/admin";

@@ -7,7 +7,7 @@
  * a redirect it cannot follow. Authenticated responses are marked
  * `private, no-store`, so the back button cannot show a page after logout.
  */
-import { continueAuthenticated, unauthenticatedResponse } from "../../../../client-sdk/core/auth-context";
+import { continueAuthenticated, unauthenticatedResponse } from "../../../../client-sdk/auth-context";
 import type { Middleware, Next } from "../../../../client-sdk/core/middleware";
 import type { OrgResolvable } from "../../org";
 import type { ResolvedSession } from "../../session/session-manager";

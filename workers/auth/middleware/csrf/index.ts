@@ -11,7 +11,7 @@
 import { getRequestValue, type Middleware, type Next, setRequestValue } from "../../../../client-sdk/core/middleware";
 import { buildSetCookie, parseCookie } from "../../cookies";
 import { type RandomSource, randomToken, timingSafeEqual } from "../../crypto";
-import { errorPage } from "../../routes/pages";
+import { errorPage } from "../../pages";
 import type { SessionManager } from "../../session/session-manager";
 import { CsrfTokenKey, currentSession } from "../context";
 

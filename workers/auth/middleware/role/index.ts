@@ -7,8 +7,8 @@
  * answers 403 too, never granting by default.
  */
 import type { Middleware, Next } from "../../../../client-sdk/core/middleware";
-import { organizationLinks } from "../../routes/error-links";
-import { errorPage } from "../../routes/pages";
+import { errorPage } from "../../pages";
+import { organizationLinks } from "../../pages/error-links";
 import type { AppUser, OrganizationMembership } from "../../types";
 import { currentOrganizationSlug, currentUser } from "../context";
 

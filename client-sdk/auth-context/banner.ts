@@ -3,7 +3,7 @@
  * The banner every page shows while an operator is signed in as someone else (written by the auth
  * middleware into every HTML page it guards). Escaped: the operator's email and reason are theirs.
  */
-import { escapeHtml } from "../../html/escape";
+import { escapeHtml } from "../html/escape";
 
 /** What every page shows while an operator is signed in as someone else. Escaped. */
 export function impersonationBanner(impersonator: { email: string; reason: string | null }): string {

@@ -1,10 +1,13 @@
 /**
  * @module
- * What the per-user session object (`UserSessions`) exchanges with the auth
- * module and, over RPC, with consumers: its session rows, the mirror written at
- * sign-in, revocation reasons and results. Types only.
+ * Feature contract — session lifecycle: what the per-user session object (`UserSessions`)
+ * exchanges with the auth module and, over RPC, with consumers: its session rows, the mirror
+ * written at sign-in, revocation reasons and results. Types only. (The KV record itself is
+ * `session-record.ts`.)
  */
-import type { RevocationActor, SessionLocation, SessionPolicy } from "./security";
+
+import type { SessionPolicy } from "./policy";
+import type { RevocationActor, SessionLocation } from "./security-record";
 
 /** One row of `sessions`, as the RPC methods return it. */
 export interface SessionInfo {

@@ -1,8 +1,9 @@
 /**
  * @module
- * The user's security record, as the session object keeps it and every layer reads it: timeline
- * events, where a session signed in from, who revoked what (receipts), devices, and session
- * policy. Types only; they travel over RPC, to the account pages, to the host's queue or webhook.
+ * Feature contract — security record: the user's timeline events, where a session signed in from,
+ * who revoked what (receipts), known devices and event deliveries, as the session object keeps them
+ * and every layer reads them. Types only; they travel over RPC, to the account pages, to the host's
+ * queue or webhook.
  */
 
 /** Coarse location of a request, as the edge reports it (`request.cf`); each part may be unknown. */
@@ -116,18 +117,4 @@ export interface RevocationReceipt {
   members?: number;
   membersPending?: number;
   membersFailed?: number;
-}
-
-/** The cap on a user's concurrent sessions and what a sign-in past it does. */
-export interface SessionPolicy {
-  /** Live sessions a user may have at once; null: no cap. */
-  maxSessions: number | null;
-  /** `evict-oldest` (default): the new session stays, the oldest is signed out; `refuse-new`: the sign-in is refused. */
-  onLimit: "evict-oldest" | "refuse-new";
-}
-
-/** An organization's kill switch: sessions issued before `epoch` (ms) are refused; null: none. */
-export interface OrganizationEpoch {
-  organizationId: string;
-  epoch: number | null;
 }

@@ -5,7 +5,7 @@
  * a readable HTML page, or JSON when the client asked for JSON. Everything
  * interpolated is HTML-escaped; nothing internal is ever shown.
  */
-import { wantsJson } from "../../../client-sdk/core/auth-context";
+import { wantsJson } from "../../../client-sdk/auth-context";
 import { escapeHtml } from "../../../client-sdk/html";
 import { type PageHeader, renderPage } from "../../../client-sdk/html/theme";
 import { AuthError } from "../errors";

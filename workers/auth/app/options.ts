@@ -6,13 +6,13 @@
  * `IDENTITY_WEBHOOK_SECRET`, `ADMIN_API_TOKEN`), checked at start.
  */
 
-import type { SessionPolicy } from "../../../client-sdk/protocol/security";
+import type { SessionPolicy } from "../../../client-sdk/protocol/policy";
 import { redirectUrlProblem } from "../config/rules";
+import { parseOrigins } from "../flow/return-to";
 import type { IdentityClient } from "../identity/identity-client";
 import { AUTH_RATE_LIMITS, type AuthRateLimits, type AuthRouteFamily } from "../limits";
 import type { LocationSource } from "../location";
 import type { AuthEnv } from "../provider";
-import { parseOrigins } from "../routes/return-to";
 import { type RevocationMode, resolveSessionConfig, type SessionHooks } from "../session/config";
 
 /** Binding names in the worker's env. Defaults: `SESSIONS`, `USER_SESSIONS`, `RATE_LIMITER`, `ORGANIZATIONS`, `SECURITY_EVENTS`. */

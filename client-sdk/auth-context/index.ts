@@ -7,10 +7,10 @@
  * `currentUser` work behind either. It must never import auth-worker runtime code.
  */
 
-import { HtmlTransformer } from "../../html/transformer";
-import type { AppUser } from "../../protocol/users";
-import { getRequestValue, type Next, RequestKey, setRequestValue } from "../middleware";
-import { impersonationBanner } from "../recent-auth/banner";
+import { getRequestValue, type Next, RequestKey, setRequestValue } from "../core/middleware";
+import { HtmlTransformer } from "../html/transformer";
+import type { AppUser } from "../protocol/users";
+import { impersonationBanner } from "./banner";
 
 /** What an auth middleware stores for a request: at least the public session id and the user. */
 export interface RequestSession {

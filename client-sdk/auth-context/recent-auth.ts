@@ -11,10 +11,11 @@
  * - `impersonationBanner(impersonator)` (banner.ts): the markup every page shows during an impersonation.
  * Signing out never needs either: it only takes access away.
  */
-import { escapeHtml } from "../../html/escape";
-import { currentRequestSession, wantsJson } from "../auth-context";
-import { jsonError } from "../errors";
-import type { Middleware, Next } from "../middleware";
+
+import { jsonError } from "../core/errors";
+import type { Middleware, Next } from "../core/middleware";
+import { escapeHtml } from "../html/escape";
+import { currentRequestSession, wantsJson } from "./";
 
 export { impersonationBanner } from "./banner";
 

@@ -6,10 +6,10 @@
  * sign-in's `return_to` re-checked by `safeReturnTo`; never a URL taken from the query as it came.
  */
 import { escapeHtml } from "../../../client-sdk/html";
+import type { LoginFlow } from "../flow/login-flow";
+import { safeReturnTo } from "../flow/return-to";
 import { LOGIN_ORGANIZATION_ID } from "../ids";
 import type { OrganizationMembership } from "../types";
-import type { LoginFlow } from "./login-flow";
-import { safeReturnTo } from "./return-to";
 
 /** One way out of an error page: visible text and a URL (a path, or an origin the operator listed). */
 export interface ErrorLink {
