@@ -52,7 +52,10 @@ describe("the source layers", () => {
   it("every declared room exists", () => {
     for (const layer of LAYERS)
       for (const room of ROOMS[layer])
-        expect([...graph.keys()].some((f) => roomOf(f) === room), `${layer}/${room}`).toBe(true);
+        expect(
+          [...graph.keys()].some((f) => roomOf(f) === room),
+          `${layer}/${room}`,
+        ).toBe(true);
   });
 
   it("no import cycles", () => {
