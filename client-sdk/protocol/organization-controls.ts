@@ -13,7 +13,8 @@ export interface OrganizationEpoch {
 /**
  * An organization's kill switch, published in the session namespace under `org-epoch:{orgId}` so
  * every location's resolution sees it within KV's propagation window: JSON `{ epoch }` (ms);
- * sessions of its members issued before the epoch are refused. Deleted when the switch is lifted.
+ * sessions of its members issued before the epoch are refused. Never deleted (no TTL):
+ * what a kill switch ended stays ended after it is lifted; epochs only grow.
  */
 export const ORG_EPOCH_PREFIX = "org-epoch:";
 
