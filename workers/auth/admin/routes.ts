@@ -12,7 +12,7 @@ import { isSessionId, isUserId } from "../ids";
 import { type LimitsEnv, routeLimiterFor } from "../limits";
 import { SessionManager } from "../session/session-manager";
 import { OperatorLog } from "./console/operator-log";
-import { isConsolePath, registerAdminConsole } from "./console/routes";
+import { isConsolePath, registerAdminConsole } from "./console/routes/index";
 import { adminActor, json } from "./respond";
 import { registerSecurityRoutes } from "./security-routes";
 import { AdminLabelKey, type AdminTokenEnv, adminLabelOf, adminTokens } from "./tokens";
