@@ -15,6 +15,7 @@ import type { Application } from "../../../client-sdk/core/application";
 import { toHono } from "../../../client-sdk/core/middleware";
 import { type WaitUntil, waitUntilOf } from "../../../client-sdk/core/wait-until";
 import type { RevocationResult, UserSessions } from "../../../durable-objects/user-sessions";
+import { registerOrganizationConsole } from "../admin/organization-console";
 import { IdentityClientToken } from "../identity/identity-client";
 import { isSessionId } from "../ids";
 import { AuthMiddleware } from "../middleware/auth";
@@ -25,7 +26,6 @@ import { authErrorPage, errorPage, wantsJson } from "../routes/pages";
 import { type ResolvedSession, SessionManager } from "../session/session-manager";
 import { type ActivityBody, CURSOR_PATTERN } from "./activity-view";
 import { serveLiveScript } from "./live-script-route";
-import { registerOrganizationConsole } from "./organizations";
 import { ACCOUNT_ACTIVITY_PATH, accountPage, activityPage, LIVE_SCRIPT_PATH } from "./page";
 import { REVOKE_ALL_PATH, type SessionListBody, sortSessions, toSessionView } from "./view";
 

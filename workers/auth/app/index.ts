@@ -10,7 +10,7 @@ import { acceptsHtml } from "../../../client-sdk/core/auth-context";
 import { jsonError } from "../../../client-sdk/core/errors";
 import { SecurityHeadersMiddleware } from "../../../client-sdk/core/security-headers";
 import { registerAccountRoutes } from "../account";
-import { registerAdminRoutes } from "../admin/routes";
+import { registerAdminRoutes } from "../admin";
 import type { ResolvedAuthWorkerOptions } from "../factory/options";
 import { registerLivePages } from "../live/pages";
 import { registerLiveChannel } from "../live/route";

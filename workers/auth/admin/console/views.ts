@@ -16,7 +16,7 @@ import { describeEvent } from "../../account/activity-view";
 import { describeUserAgent } from "../../account/user-agent";
 import { csrfField, describePlace, timeTag } from "../../account/view";
 import { escapeHtml } from "../../routes/pages";
-import type { OperatorLogEntry } from "./operator-log";
+import type { OperatorLogEntry } from "../operator-log";
 
 export const CONSOLE_PATH = "/admin";
 export const CONSOLE_SCRIPT_PATH = "/admin/console.js";

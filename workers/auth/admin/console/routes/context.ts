@@ -15,9 +15,9 @@ import { AuthConfigToken, publicOrigin } from "../../../provider";
 import { page } from "../../../routes/pages";
 import { siteHeader } from "../../../routes/site-header";
 import { SessionManager } from "../../../session/session-manager";
+import { OperatorLog } from "../../operator-log";
 import { consoleOperator, OperatorKey } from "../access";
 import { BreakGlassSessions } from "../break-glass";
-import { OperatorLog } from "../operator-log";
 import { CONSOLE_PATH, type Operator } from "../views";
 
 export interface ConsoleContext {

@@ -9,16 +9,16 @@
  * admin token or `ADMIN_CONSOLE_ORGANIZATIONS` is configured and the session objects are bound.
  * One module per concern registers its routes; the gate comes first (its guard covers the rest).
  */
-import type { Application } from "../../../../../client-sdk/core/application";
-import { consoleOrganizations } from "../../../config/rules";
-import { type AdminTokenEnv, adminTokens } from "../../tokens";
-import { CONSOLE_PATH } from "../views";
-import { registerBreakGlass } from "./break-glass";
-import { consoleContext } from "./context";
-import { registerConsoleGate } from "./gate";
-import { registerOrganizations } from "./organizations";
-import { registerPeople } from "./people";
-import { registerReceipts } from "./receipts";
+import type { Application } from "../../../../client-sdk/core/application";
+import { consoleOrganizations } from "../../config/rules";
+import { type AdminTokenEnv, adminTokens } from "../tokens";
+import { registerBreakGlass } from "./routes/break-glass";
+import { consoleContext } from "./routes/context";
+import { registerConsoleGate } from "./routes/gate";
+import { registerOrganizations } from "./routes/organizations";
+import { registerPeople } from "./routes/people";
+import { registerReceipts } from "./routes/receipts";
+import { CONSOLE_PATH } from "./views";
 
 /** True for the console's own paths (the JSON admin API's bearer check skips them). */
 export function isConsolePath(path: string): boolean {
