@@ -60,12 +60,10 @@ const coalescerFor = /* @__PURE__ */ perBindingScope(
 export class DORateLimiter extends RateLimiter {
   protected readonly storeName = "durable-object";
   readonly #client: RateLimiterObjects;
-  readonly #scope: string;
 
   constructor(doClient: RateLimiterObjects, config: RateLimiterOptions) {
     super(config);
     this.#client = doClient;
-    this.#scope = `${this.options.prefix}|${this.limit}|${this.window}`;
   }
 
   /** The Durable Object name a key is counted under: `prefix + key`. */
@@ -74,7 +72,7 @@ export class DORateLimiter extends RateLimiter {
   }
 
   protected override blockedKeys(): BlockedKeys {
-    return blockedKeysFor(this.#client.raw, this.#scope);
+    return blockedKeysFor(this.#client.raw, this.scope);
   }
 
   protected async consult(key: string, now: number): Promise<RateCheckResult> {
@@ -88,7 +86,7 @@ export class DORateLimiter extends RateLimiter {
     }
     // Each check keeps its own deadline (the base class); a batch needs none of its own. A call in
     // flight longer than that deadline has a sender whose request went away.
-    return coalescerFor(this.#client.raw, this.#scope).run(
+    return coalescerFor(this.#client.raw, this.scope).run(
       lane,
       (count) => this.#send(call, count),
       this.options.timeoutMs,

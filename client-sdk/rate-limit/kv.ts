@@ -46,12 +46,10 @@ const countsFor = perBindingScope(() => new Map<string, WindowCount>());
 export class KVRateLimiter extends RateLimiter {
   protected readonly storeName = "kv";
   readonly #kv: KVStore;
-  readonly #scope: string;
 
   constructor(kv: KVStore, config: RateLimiterOptions) {
     super(config);
     this.#kv = kv;
-    this.#scope = `${this.options.prefix}|${this.limit}|${this.window}`;
   }
 
   /** The KV key of `key`'s window `index`: `<prefix><window>s:<limit>:<index>:<key>`. */
@@ -60,7 +58,7 @@ export class KVRateLimiter extends RateLimiter {
   }
 
   protected override blockedKeys(): BlockedKeys {
-    return blockedKeysFor(this.#kv.raw, this.#scope);
+    return blockedKeysFor(this.#kv.raw, this.scope);
   }
 
   protected async consult(key: string, now: number): Promise<RateCheckResult> {
@@ -82,7 +80,7 @@ export class KVRateLimiter extends RateLimiter {
   }
 
   #count(key: string, index: number): WindowCount {
-    const map = countsFor(this.#kv.raw, this.#scope);
+    const map = countsFor(this.#kv.raw, this.scope);
     let count = map.get(key);
     if (count && count.index === index) return count;
     if (!count && map.size >= MAX_KV_WINDOWS) evictOld(map, index);

@@ -37,6 +37,12 @@ export abstract class RateLimiter implements Middleware {
   readonly window: number;
   readonly onStoreError: StoreErrorPolicy;
   protected readonly options: ResolvedOptions;
+  /**
+   * The policy as a scope of isolate state (`prefix|limit|window`): the built-in limiters share
+   * their blocked-key memory and per-key state per binding and scope, so two policies on one
+   * binding never see each other's counts.
+   */
+  protected readonly scope: string;
   readonly #policy: PolicyInfo;
 
   constructor(options: RateLimiterOptions) {
@@ -44,6 +50,7 @@ export abstract class RateLimiter implements Middleware {
     this.limit = this.options.limit;
     this.window = this.options.window;
     this.onStoreError = this.options.onStoreError;
+    this.scope = `${this.options.prefix}|${this.limit}|${this.window}`;
     this.#policy = { name: this.options.policyName, limit: this.limit, window: this.window };
   }
 

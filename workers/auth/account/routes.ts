@@ -25,7 +25,6 @@ import { publicOrigin } from "../provider";
 import { type ResolvedSession, SessionManager } from "../session/session-manager";
 import { type ActivityBody, CURSOR_PATTERN } from "./activity-view";
 import { serveLiveScript } from "./live-script-route";
-import { registerOrganizationConsole } from "./organizations";
 import { ACCOUNT_ACTIVITY_PATH, accountPage, activityPage, LIVE_SCRIPT_PATH } from "./page";
 import { REVOKE_ALL_PATH, type SessionListBody, sortSessions, toSessionView } from "./view";
 
@@ -38,13 +37,15 @@ const ACTIVITY_PAGE_SIZE = 25;
 type Waiter = WaitUntil | undefined;
 
 /**
- * Registers the account routes. Without the `USER_SESSIONS` binding there is
- * nothing to list or revoke, so the routes do not exist (404).
+ * Registers the account routes and the guards of everything under `/account/` (a signed-in
+ * session; CSRF on every POST). Without the `USER_SESSIONS` binding there is nothing to list or
+ * revoke, so the routes do not exist (404) and this answers false: mount nothing else under
+ * `/account/` then (app/index.ts mounts the organization console only when this answers true).
  */
 export function registerAccountRoutes<E extends { USER_SESSIONS?: DurableObjectNamespace<UserSessions> }>(
   app: Application<E>,
-): void {
-  if (!app.env.USER_SESSIONS) return;
+): boolean {
+  if (!app.env.USER_SESSIONS) return false;
   const sessions = () => app.container.resolve(SessionManager);
   let guards: readonly [MiddlewareHandler, MiddlewareHandler] | undefined;
   const guard = () =>
@@ -58,8 +59,6 @@ export function registerAccountRoutes<E extends { USER_SESSIONS?: DurableObjectN
   app.hono.use("/account/*", privateNoStore);
   app.hono.use("/account/*", (c, next) => guard()[0](c, next));
   app.hono.use("/account/*", (c, next) => guard()[1](c, next));
-
-  registerOrganizationConsole(app);
 
   app.hono.get(ACCOUNT_SESSIONS_PATH, async (c) => {
     const request = c.req.raw;
@@ -175,6 +174,7 @@ export function registerAccountRoutes<E extends { USER_SESSIONS?: DurableObjectN
       return authErrorPage(request, err);
     }
   });
+  return true;
 }
 
 /** Every answer under /account/ (pages, JSON, redirects, refusals) is private and never stored. */

@@ -11,7 +11,8 @@ import { Application } from "../../../client-sdk/core/application";
 import { jsonError } from "../../../client-sdk/core/errors";
 import { SecurityHeadersMiddleware } from "../../../client-sdk/core/security-headers";
 import { registerAccountRoutes } from "../account";
-import { registerAdminRoutes } from "../admin/routes";
+import { registerAdminRoutes } from "../admin";
+import { registerOrganizationConsole } from "../admin/organization-console";
 import { registerLivePages } from "../live/pages";
 import { registerLiveChannel } from "../live/route";
 import { errorPage } from "../pages";
@@ -62,7 +63,8 @@ export function authApplication(rawEnv: AuthWorkerEnv): Application<AuthWorkerEn
     }
     if (routes.admin) registerAdminRoutes(built);
     if (routes.api) registerApiRoutes(built);
-    if (routes.account) registerAccountRoutes(built);
+    // The organization console lives under /account/, behind the account routes' guards.
+    if (routes.account && registerAccountRoutes(built)) registerOrganizationConsole(built);
     if (routes.webhooks) registerIdentityWebhook(built);
     if (routes.home) registerHomePage(built);
     // An unknown path: a page with a way home for browsers, `not_found` JSON for API clients.

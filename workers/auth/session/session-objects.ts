@@ -104,30 +104,31 @@ export class SessionObjects {
   }
 
   /** Tells the user's timeline that a revoked session's cookie came back; failures are logged, never thrown. */
-  async recordRefused(
+  recordRefused(
     userId: string,
     sessionId: string,
     seen: { ip?: string; device?: string; location?: SessionLocation },
   ): Promise<void> {
-    try {
-      await this.#stub(userId).recordRefused(sessionId, seen);
-    } catch (err) {
-      console.error("gatehouse: could not record a refused session", err instanceof Error ? err.message : err);
-    }
+    return this.#tellTimeline(userId, "a refused session", (stub) => stub.recordRefused(sessionId, seen));
   }
 
   /** Tells the user's timeline a request of theirs was locked out; failures are logged, never thrown. */
-  async recordLockout(
+  recordLockout(userId: string, sessionId: string, family: string, retryAfter: number, ip?: string): Promise<void> {
+    return this.#tellTimeline(userId, "a rate-limit lockout", (stub) =>
+      stub.recordLockout(sessionId, family, retryAfter, ip),
+    );
+  }
+
+  /** One write to the user's timeline on behalf of a request it must never fail: a failure is logged and dropped. */
+  async #tellTimeline(
     userId: string,
-    sessionId: string,
-    family: string,
-    retryAfter: number,
-    ip?: string,
+    what: string,
+    write: (stub: DurableObjectStub<UserSessions>) => Promise<unknown>,
   ): Promise<void> {
     try {
-      await this.#stub(userId).recordLockout(sessionId, family, retryAfter, ip);
+      await write(this.#stub(userId));
     } catch (err) {
-      console.error("gatehouse: could not record a rate-limit lockout", err instanceof Error ? err.message : err);
+      console.error(`gatehouse: could not record ${what}`, err instanceof Error ? err.message : err);
     }
   }
 

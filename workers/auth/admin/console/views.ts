@@ -17,10 +17,12 @@ import { describeEvent } from "../../account/activity-view";
 import { csrfField, describePlace, timeTag } from "../../account/view";
 import { escapeHtml } from "../../pages";
 import { describeUserAgent } from "../../session/user-agent";
-import type { OperatorLogEntry } from "./operator-log";
+import type { OperatorLogEntry } from "../operator-log";
 
 export const CONSOLE_PATH = "/admin";
 export const CONSOLE_SCRIPT_PATH = "/admin/console.js";
+/** Where the gate's form opens a break-glass session: the one console path open to a non-operator. */
+export const BREAK_GLASS_PATH = `${CONSOLE_PATH}/console/break-glass`;
 
 /** Who is using the console: a break-glass session, or a signed-in admin of an operators' organization. */
 export type Operator =
@@ -55,7 +57,7 @@ export function gateBody(input: { csrf: string; breakGlass: boolean; signedIn: b
   const glass = input.breakGlass
     ? `<h2>Break glass</h2>
 <p class="muted">When sign-in is not possible: an admin token opens a console session of at most 15 minutes, marked on every page and recorded.</p>
-<form method="post" action="${CONSOLE_PATH}/console/break-glass">${csrfField(input.csrf)}
+<form method="post" action="${BREAK_GLASS_PATH}">${csrfField(input.csrf)}
 <p><label for="token">Admin token</label><br><input id="token" name="token" type="password" autocomplete="off" required></p>
 <p><button type="submit">Open the console</button></p></form>`
     : "";

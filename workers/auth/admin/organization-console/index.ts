@@ -1,31 +1,30 @@
 /**
  * @module
- * The organization console of the account pages: an admin of an organization sees its session
+ * The organization console: an admin of an organization sees its session
  * policy and kill switch and changes them (`/account/organizations`, `/account/organizations/:id`,
  * POSTs under it). Behind the account guards (session, CSRF), then: the organization must be one
  * of the person's with role `admin`; an impersonated session is refused (403
  * `impersonation_forbidden`); and a sign-in older than `recentAuthMaxAge` (default 5 minutes) goes
  * through a forced re-authentication first (`RecentAuthMiddleware`). Exists only with the
  * organizations' objects bound. The kill switch's actor on every member's timeline is this person.
+ * Mounted by the account routes (its pages are among the person's own), behind their guards.
  */
 import type { MiddlewareHandler } from "hono";
-import { NoImpersonationMiddleware, RecentAuthMiddleware } from "../../../client-sdk/auth-context/recent-auth";
-import type { Application } from "../../../client-sdk/core/application";
-import { toHono } from "../../../client-sdk/core/middleware";
-import type { SessionPolicy } from "../../../client-sdk/protocol/policy";
-import { isOrganizationId } from "../ids";
-import { currentSession } from "../middleware/context";
-import { csrfToken } from "../middleware/csrf";
-import { authErrorPage, errorPage, escapeHtml, page, wantsJson } from "../pages";
-import { siteHeader } from "../pages/site-header";
-import { AuthConfigToken, publicOrigin } from "../provider";
-import { resolvePolicy } from "../session/config";
-import { SessionManager } from "../session/session-manager";
-import type { AppUser } from "../types";
-import { withContentSecurityPolicy } from "./csp";
-import { csrfField, timeTag } from "./view";
-
-export const ORGANIZATIONS_PATH = "/account/organizations";
+import { NoImpersonationMiddleware, RecentAuthMiddleware } from "../../../../client-sdk/auth-context/recent-auth";
+import type { Application } from "../../../../client-sdk/core/application";
+import { toHono } from "../../../../client-sdk/core/middleware";
+import type { SessionPolicy } from "../../../../client-sdk/protocol/policy";
+import { withContentSecurityPolicy } from "../../account/csp";
+import { isOrganizationId } from "../../ids";
+import { currentSession } from "../../middleware/context";
+import { csrfToken } from "../../middleware/csrf";
+import { authErrorPage, errorPage, page, wantsJson } from "../../pages";
+import { siteHeader } from "../../pages/site-header";
+import { AuthConfigToken, publicOrigin } from "../../provider";
+import { resolvePolicy } from "../../session/config";
+import { SessionManager } from "../../session/session-manager";
+import type { AppUser } from "../../types";
+import { type Membership, ORGANIZATIONS_PATH, organizationBody, organizationsBody } from "./views";
 
 export function registerOrganizationConsole<E extends object>(app: Application<E>): void {
   const sessions = () => app.container.resolve(SessionManager);
@@ -52,16 +51,7 @@ export function registerOrganizationConsole<E extends object>(app: Application<E
 
   app.hono.get(ORGANIZATIONS_PATH, (c) => {
     const me = currentSession(c.req.raw)!;
-    const admin = adminMemberships(me.user);
-    const items = admin
-      .map(
-        (m) =>
-          `<li><a href="${ORGANIZATIONS_PATH}/${encodeURIComponent(m.organizationId)}">${escapeHtml(m.organizationSlug)}</a></li>`,
-      )
-      .join("");
-    const body = `<h1>Your organizations</h1>${
-      items ? `<ul>${items}</ul>` : `<p class="muted">You are not an admin of any organization.</p>`
-    }`;
+    const body = organizationsBody(adminMemberships(me.user));
     const header = siteHeader({ user: me.user, csrf: csrfToken(c.req.raw) });
     return withContentSecurityPolicy(
       page("Your organizations", body, 200, undefined, header),
@@ -85,7 +75,7 @@ export function registerOrganizationConsole<E extends object>(app: Application<E
       return withContentSecurityPolicy(
         page(
           `Organization ${membership.organizationSlug}`,
-          consoleBody(membership, policy, epoch, csrf, notice),
+          organizationBody(membership, policy, epoch, csrf, notice),
           200,
           undefined,
           siteHeader({ user: currentSession(request)!.user, csrf }),
@@ -154,8 +144,6 @@ export function registerOrganizationConsole<E extends object>(app: Application<E
   });
 }
 
-type Membership = AppUser["memberships"][number];
-
 function adminMemberships(user: AppUser): Membership[] {
   return user.memberships.filter((m) => m.role === "admin");
 }
@@ -168,39 +156,4 @@ function adminOf(request: Request, organizationId: string): Membership | Respons
   const me = currentSession(request)!;
   const membership = adminMemberships(me.user).find((m) => m.organizationId === organizationId);
   return membership ?? errorPage(request, 403, "forbidden", "Only an admin of this organization can do this.");
-}
-
-function consoleBody(
-  membership: Membership,
-  current: { policy: SessionPolicy; source: string },
-  epoch: number | null,
-  csrf: string,
-  notice: string | null,
-): string {
-  const base = `${ORGANIZATIONS_PATH}/${encodeURIComponent(membership.organizationId)}`;
-  const cap = current.policy.maxSessions;
-  const said =
-    notice === "policy"
-      ? "The session policy was saved."
-      : notice === "kill-switch"
-        ? "Every member's sessions were ended."
-        : notice === "lifted"
-          ? "The kill switch was lifted."
-          : null;
-  const option = (value: string, label: string) =>
-    `<option value="${value}"${current.policy.onLimit === value ? " selected" : ""}>${label}</option>`;
-  return `<h1>Organization ${escapeHtml(membership.organizationSlug)}</h1>
-${said ? `<p role="status"><strong>${escapeHtml(said)}</strong></p>` : ""}
-<h2>Session policy</h2>
-<p class="muted">Now: ${cap === null ? "no cap" : `at most ${cap} sessions per person`}, ${escapeHtml(current.policy.onLimit)} (${escapeHtml(current.source)}).</p>
-<form method="post" action="${base}/policy">${csrfField(csrf)}
-<label>Sessions per person (empty: no cap) <input name="maxSessions" inputmode="numeric" value="${cap === null ? "" : String(cap)}"></label>
-<label>Past it <select name="onLimit">${option("evict-oldest", "sign out the oldest")}${option("refuse-new", "refuse the new sign-in")}</select></label>
-<button type="submit">Save policy</button></form>
-<form method="post" action="${base}/policy/clear">${csrfField(csrf)}<button type="submit" class="secondary">Use the default policy</button></form>
-<h2>Kill switch</h2>
-<p class="muted">${epoch === null ? "Not thrown." : `Thrown ${timeTag(epoch)}: sessions issued before it are refused.`}</p>
-<form method="post" action="${base}/kill-switch">${csrfField(csrf)}<button type="submit" class="danger">End every member's sessions</button></form>
-${epoch === null ? "" : `<form method="post" action="${base}/kill-switch/lift">${csrfField(csrf)}<button type="submit" class="secondary">Lift the kill switch</button></form>`}
-<p><a href="${ORGANIZATIONS_PATH}">Your organizations</a> · <a href="/account/sessions">Your sessions</a></p>`;
 }

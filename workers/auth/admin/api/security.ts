@@ -1,16 +1,16 @@
 /**
  * @module
  * The admin API of the security record: a user's timeline and devices, a revocation receipt by id,
- * and an organization's kill switch and session policy. Behind the admin token (routes.ts), whose
+ * and an organization's kill switch and session policy. Behind the admin token (index.ts), whose
  * label names the actor on every member's timeline. Every id is checked before it names an object.
  * Every state change is a POST (`…/kill-switch`, `…/kill-switch/lift`, `…/policy`, `…/policy/clear`).
  */
-import type { Application } from "../../../client-sdk/core/application";
-import type { SessionPolicy } from "../../../client-sdk/protocol/policy";
-import { isOrganizationId, isReceiptId, isUserId } from "../ids";
-import { resolvePolicy } from "../session/config";
-import type { SessionManager } from "../session/session-manager";
-import type { OperatorLog } from "./console/operator-log";
+import type { Application } from "../../../../client-sdk/core/application";
+import type { SessionPolicy } from "../../../../client-sdk/protocol/policy";
+import { isOrganizationId, isReceiptId, isUserId } from "../../ids";
+import { resolvePolicy } from "../../session/config";
+import type { SessionManager } from "../../session/session-manager";
+import type { OperatorLog } from "../operator-log";
 import { adminActor, json } from "./respond";
 
 const MAX_BODY = 4096;

@@ -6,7 +6,7 @@
  * `list` reads the newest entries first; kept `LOG_TTL_SECONDS`. Every revocation is also on the
  * affected user's own timeline, with the operator as its actor.
  */
-import { randomToken } from "../../crypto";
+import { randomToken } from "../crypto";
 
 const PREFIX = "console:log:";
 /** Entries are kept 30 days. */
