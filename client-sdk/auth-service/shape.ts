@@ -3,8 +3,10 @@
  * Shape checks for what comes back over the service binding. The binding is
  * a trust boundary in the other direction too: a misrouted binding (another
  * worker's entrypoint) must fail loudly rather than hand a handler a half user.
- * Checks only what callers rely on; they never copy or rewrite the answer.
+ * Checks only what callers rely on; they never copy or rewrite the answer. A
+ * session policy's shape is its contract's (`protocol/policy.ts`), checked whole.
  */
+import { isSessionPolicy } from "../protocol/policy";
 import type {
   AccessTokenResult,
   AppUser,
@@ -105,8 +107,7 @@ export function isReceipt(value: unknown): value is RevocationReceipt {
 export function isPolicyAnswer(value: unknown): value is OrganizationPolicy {
   return (
     isRecord(value) &&
-    isRecord(value.policy) &&
-    (value.policy.maxSessions === null || typeof value.policy.maxSessions === "number") &&
+    isSessionPolicy(value.policy) &&
     (value.source === "operator" || value.source === "configured" || value.source === "default")
   );
 }

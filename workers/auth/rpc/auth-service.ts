@@ -3,7 +3,8 @@
  * `AuthService`: the auth worker's RPC entrypoint for consuming workers
  * bound to it by a service binding. Consumers resolve users and manage
  * sessions without holding the session secret. Every argument is validated
- * here: a bad one throws a `TypeError` with a clear message, never reaching storage.
+ * here: a bad one throws a `TypeError` with a clear message, never reaching storage (a session
+ * policy whole, by `session/policy.ts`).
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { StatefulObjectClient } from "../../../client-sdk/bindings/durable-object";
@@ -23,7 +24,7 @@ import { AuthError } from "../errors";
 import { isOrganizationId, isReceiptId, isSessionId, isUserId } from "../ids";
 import { liveUrls } from "../live/urls";
 import { publicOrigin } from "../provider";
-import { resolvePolicy } from "../session/config";
+import { validatePolicy } from "../session/policy";
 import { SessionManager } from "../session/session-manager";
 import type { AppUser } from "../types";
 
@@ -146,14 +147,11 @@ export class AuthService extends WorkerEntrypoint<AuthWorkerEnv> implements Auth
 
   async setOrganizationPolicy(organizationId: string, policy: SessionPolicy | null): Promise<void> {
     this.#organizationCall(organizationId);
-    let checked: SessionPolicy | null = null;
-    if (policy !== null) {
-      if (typeof policy !== "object") throw new TypeError("policy must be { maxSessions, onLimit } or null");
-      try {
-        checked = resolvePolicy(policy, "policy");
-      } catch (err) {
-        throw new TypeError((err as Error).message);
-      }
+    let checked: SessionPolicy | null;
+    try {
+      checked = validatePolicy(policy, "policy", true);
+    } catch (err) {
+      throw new TypeError((err as Error).message);
     }
     await this.#sessions.setOrganizationPolicy(organizationId, checked);
   }

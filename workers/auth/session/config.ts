@@ -1,7 +1,8 @@
 /**
  * @module
  * Session settings and their defaults, in one place so ARCHITECTURE.md and
- * the code cannot drift. Every duration is in seconds.
+ * the code cannot drift. Every duration is in seconds. Session policies are
+ * taken whole and checked by `policy.ts`; nothing here names a policy field.
  */
 import { KV_MIN_TTL_SECONDS } from "../../../client-sdk/bindings/kv";
 import type { SessionPolicy } from "../../../client-sdk/protocol/policy";
@@ -9,6 +10,7 @@ import type { OrganizationSessions } from "../../../durable-objects/organization
 import type { UserSessions } from "../../../durable-objects/user-sessions";
 import type { RandomSource } from "../crypto";
 import { edgeLocation, type LocationSource } from "../location";
+import { type DeploymentPolicies, deploymentPolicies } from "./policy";
 
 /**
  * How revocation reaches other locations:
@@ -72,7 +74,7 @@ export interface SessionManagerOptions {
   hookTimeoutMs?: number;
   /** The per-organization objects: member index, kill switch, operator-set policy. */
   organizations?: DurableObjectNamespace<OrganizationSessions>;
-  /** The cap on a user's concurrent sessions; default none. An organization's own policy wins. */
+  /** The deployment's session policy (default: no cap); checked by `validatePolicy`. An organization's own policy wins. */
   sessionPolicy?: Partial<SessionPolicy>;
   /** Policies per organization id, as configured (an operator's, set through the admin API, wins). */
   organizationPolicies?: Readonly<Record<string, Partial<SessionPolicy>>>;
@@ -95,7 +97,8 @@ export const SESSION_DEFAULTS = {
 /** KV refuses `expirationTtl`/`expiration` closer than 60 s. */
 export const KV_MIN_TTL = KV_MIN_TTL_SECONDS;
 
-export interface ResolvedSessionConfig {
+/** The settings as the session core reads them; `sessionPolicy` and `organizationPolicies` checked whole (`policy.ts`). */
+export interface ResolvedSessionConfig extends DeploymentPolicies {
   cookieName: string;
   domain: string | undefined;
   secure: boolean;
@@ -107,29 +110,9 @@ export interface ResolvedSessionConfig {
   random: RandomSource | undefined;
   revocation: RevocationMode;
   hookTimeoutMs: number;
-  /** The default cap (no cap: `maxSessions` null). */
-  sessionPolicy: SessionPolicy;
-  /** Configured policies per organization id. */
-  organizationPolicies: ReadonlyMap<string, SessionPolicy>;
   timeline: boolean;
   location: LocationSource;
   impersonationTimeout: number;
-}
-
-/** Largest cap a policy may set. */
-export const MAX_SESSIONS_CAP = 1000;
-
-/** A whole policy from a partial one, checked: a cap of 1 to 1000 sessions or none, and what a sign-in past it does. */
-export function resolvePolicy(partial: Partial<SessionPolicy> = {}, what = "sessionPolicy"): SessionPolicy {
-  const maxSessions = partial.maxSessions ?? null;
-  if (maxSessions !== null && (!Number.isInteger(maxSessions) || maxSessions < 1 || maxSessions > MAX_SESSIONS_CAP)) {
-    throw new RangeError(`${what}.maxSessions must be a whole number from 1 to ${MAX_SESSIONS_CAP}, or null`);
-  }
-  const onLimit = partial.onLimit ?? "evict-oldest";
-  if (onLimit !== "evict-oldest" && onLimit !== "refuse-new") {
-    throw new TypeError(`${what}.onLimit must be "evict-oldest" or "refuse-new"`);
-  }
-  return { maxSessions, onLimit };
 }
 
 export function resolveSessionConfig(options: SessionManagerOptions = {}): ResolvedSessionConfig {
@@ -192,13 +175,7 @@ export function resolveSessionConfig(options: SessionManagerOptions = {}): Resol
     random: options.random,
     revocation,
     hookTimeoutMs,
-    sessionPolicy: resolvePolicy(options.sessionPolicy),
-    organizationPolicies: new Map(
-      Object.entries(options.organizationPolicies ?? {}).map(([id, policy]) => [
-        id,
-        resolvePolicy(policy, `organizationPolicies.${id}`),
-      ]),
-    ),
+    ...deploymentPolicies(options),
     timeline: options.timeline ?? true,
     location: options.location ?? edgeLocation,
     impersonationTimeout,

@@ -1,9 +1,9 @@
 /**
  * @module
- * The auth module's door to the per-user session objects (`UserSessions`).
- * Revocation lives in the object that owns a user's sessions: this class only
- * addresses the right object and maps its failures (503, through `storeCall`),
- * so no route reaches a stub around the error contract.
+ * The auth module's door to the per-user session objects (`UserSessions`), shared by the session
+ * core's feature doors (lifecycle, security record, provider access). Revocation lives in the
+ * object that owns a user's sessions: this class only addresses the right object and maps its
+ * failures (503, through `storeCall`), so no route reaches a stub around the error contract.
  */
 
 import type { RegisterResult } from "../../../client-sdk/protocol/lifecycle";
@@ -23,6 +23,9 @@ import type {
   UserSessions,
 } from "../../../durable-objects/user-sessions";
 import { storeCall } from "./store-call";
+
+/** What a call that needs the per-user objects says when they are not bound (500 `config_missing`, see `bound`). */
+export const USER_SESSIONS_UNBOUND = "Session revocation needs the USER_SESSIONS Durable Object binding";
 
 export class SessionObjects {
   readonly #namespace: DurableObjectNamespace<UserSessions>;

@@ -1,13 +1,19 @@
 /**
  * @module
- * The session cookie value: `<token>.<signature>`, where token is 256 random
- * bits and signature is HMAC-SHA256("session|" + token), both base64url.
- * The public session id is SHA-256(token) in hex. Parsing never throws.
+ * The session cookie: its value `<token>.<signature>`, where token is 256 random
+ * bits and signature is HMAC-SHA256("session|" + token), both base64url; the
+ * public session id is SHA-256(token) in hex; and its Set-Cookie headers
+ * (HttpOnly, Secure, SameSite, Path=/, Max-Age the absolute lifetime). Parsing
+ * never throws; a cookie value is never logged.
  */
+import { buildSetCookie, parseCookie } from "../cookies";
 import { type HmacSigner, type RandomSource, randomToken, sha256Hex } from "../crypto";
+import type { ResolvedSessionConfig } from "./config";
 
 const PART = /^[A-Za-z0-9_-]{43}$/;
 const PURPOSE = "session|";
+
+type CookieConfig = Pick<ResolvedSessionConfig, "cookieName" | "secure" | "sameSite" | "domain" | "absoluteTimeout">;
 
 export async function issueSessionToken(
   signer: HmacSigner,
@@ -28,4 +34,28 @@ export async function verifySessionToken(signer: HmacSigner, cookieValue: string
   if (!PART.test(token) || !PART.test(signature)) return null;
   if (!(await signer.verify(PURPOSE + token, signature))) return null;
   return sha256Hex(token);
+}
+
+/** The verified public session id carried by a Cookie header, or null. */
+export async function sessionIdOf(
+  signer: HmacSigner,
+  cookieName: string,
+  cookieHeader: string | null | undefined,
+): Promise<string | null> {
+  if (!cookieHeader) return null;
+  const value = parseCookie(cookieHeader)[cookieName];
+  if (!value) return null;
+  return verifySessionToken(signer, value);
+}
+
+/** Set-Cookie value carrying a session cookie (or, with an empty value and `maxAge` 0, deleting it). */
+export function sessionSetCookie(config: CookieConfig, cookieValue: string, maxAge = config.absoluteTimeout): string {
+  return buildSetCookie(config.cookieName, cookieValue, {
+    path: "/",
+    httpOnly: true,
+    secure: config.secure,
+    sameSite: config.sameSite,
+    maxAge,
+    ...(config.domain ? { domain: config.domain } : {}),
+  });
 }

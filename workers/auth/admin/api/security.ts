@@ -4,11 +4,12 @@
  * and an organization's kill switch and session policy. Behind the admin token (index.ts), whose
  * label names the actor on every member's timeline. Every id is checked before it names an object.
  * Every state change is a POST (`…/kill-switch`, `…/kill-switch/lift`, `…/policy`, `…/policy/clear`).
+ * A policy body is taken whole and checked by `session/policy.ts` (`validatePolicy`), never field by field.
  */
 import type { Application } from "../../../../client-sdk/core/application";
 import type { SessionPolicy } from "../../../../client-sdk/protocol/policy";
 import { isOrganizationId, isReceiptId, isUserId } from "../../ids";
-import { resolvePolicy } from "../../session/config";
+import { POLICY_JSON_HINT, validatePolicy } from "../../session/policy";
 import type { SessionManager } from "../../session/session-manager";
 import type { OperatorLog } from "../operator-log";
 import { adminActor, json } from "./respond";
@@ -106,17 +107,12 @@ export function registerSecurityRoutes<E extends object>(
     if (text.length > MAX_BODY) return json(413, { error: "payload_too_large", message: "The policy is at most 4 KB" });
     let policy: SessionPolicy;
     try {
-      const body = JSON.parse(text) as Partial<SessionPolicy> | null;
-      if (typeof body !== "object" || body === null || Array.isArray(body)) throw new TypeError("not an object");
-      policy = resolvePolicy(
-        { maxSessions: body.maxSessions ?? null, ...(body.onLimit ? { onLimit: body.onLimit } : {}) },
-        "policy",
-      );
+      policy = validatePolicy(JSON.parse(text), "policy");
     } catch (err) {
       const message =
         err instanceof RangeError || (err instanceof TypeError && err.message.startsWith("policy."))
           ? err.message
-          : 'Send JSON { "maxSessions": <1-1000 or null>, "onLimit": "evict-oldest" | "refuse-new" }';
+          : POLICY_JSON_HINT;
       return json(400, { error: "invalid_policy", message });
     }
     await sessions().setOrganizationPolicy(organizationId, policy);

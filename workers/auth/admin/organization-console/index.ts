@@ -7,7 +7,9 @@
  * `impersonation_forbidden`); and a sign-in older than `recentAuthMaxAge` (default 5 minutes) goes
  * through a forced re-authentication first (`RecentAuthMiddleware`). Exists only with the
  * organizations' objects bound. The kill switch's actor on every member's timeline is this person.
- * Mounted by the account routes (its pages are among the person's own), behind their guards.
+ * Mounted beside the account routes (its pages are among the person's own), behind their guards.
+ * The policy form is the one place here that names a policy's fields (its inputs and its summary);
+ * what it reads is checked whole by `session/policy.ts` (`validatePolicy`).
  */
 import type { MiddlewareHandler } from "hono";
 import { NoImpersonationMiddleware, RecentAuthMiddleware } from "../../../../client-sdk/auth-context/recent-auth";
@@ -21,7 +23,7 @@ import { csrfToken } from "../../middleware/csrf";
 import { authErrorPage, errorPage, page, wantsJson } from "../../pages";
 import { siteHeader } from "../../pages/site-header";
 import { AuthConfigToken, publicOrigin } from "../../provider";
-import { resolvePolicy } from "../../session/config";
+import { validatePolicy } from "../../session/policy";
 import { SessionManager } from "../../session/session-manager";
 import type { AppUser } from "../../types";
 import { type Membership, ORGANIZATIONS_PATH, organizationBody, organizationsBody } from "./views";
@@ -116,7 +118,7 @@ export function registerOrganizationConsole<E extends object>(app: Application<E
     const raw = String(form.get("maxSessions") ?? "").trim();
     let policy: SessionPolicy;
     try {
-      policy = resolvePolicy(
+      policy = validatePolicy(
         {
           maxSessions: raw === "" ? null : Number(raw),
           onLimit: String(form.get("onLimit") ?? "evict-oldest") as SessionPolicy["onLimit"],

@@ -1,0 +1,47 @@
+/**
+ * @module
+ * The session core wired once: the settings, the KV record store, the signer, and one door per
+ * feature, each given only the neighbours it calls (policy ← organization controls ← security
+ * record ← lifecycle; provider access resolves a cookie through the manager). `SessionManager` is
+ * the facade over what this builds; nothing here holds state of its own or does I/O.
+ */
+import { HmacSigner } from "../crypto";
+import { type ResolvedSessionConfig, resolveSessionConfig, type SessionManagerOptions } from "./config";
+import { KVSessionStore } from "./kv-session-store";
+import { SessionLifecycle } from "./lifecycle";
+import { OrganizationControls } from "./organization-controls";
+import { ProviderAccess, type ResolveCookie } from "./provider-access";
+import { SecurityRecord } from "./security-record";
+import { SessionObjects } from "./session-objects";
+import { UserDirectory } from "./user-directory";
+
+export interface SessionDoors {
+  config: ResolvedSessionConfig;
+  store: KVSessionStore;
+  directory: UserDirectory;
+  signer: HmacSigner;
+  lifecycle: SessionLifecycle;
+  record: SecurityRecord;
+  organizations: OrganizationControls;
+  provider: ProviderAccess;
+}
+
+/** Builds the doors over one KV namespace; `resolve` is how provider access finds a cookie's session. */
+export function sessionDoors(
+  kv: KVNamespace,
+  secret: string | readonly string[],
+  options: SessionManagerOptions,
+  resolve: ResolveCookie,
+): SessionDoors {
+  const config = resolveSessionConfig(options);
+  const objects = options.userSessions && new SessionObjects(options.userSessions, config.clock);
+  const store = new KVSessionStore(kv, config.clock);
+  const directory = new UserDirectory(kv, config.clock);
+  const signer = new HmacSigner(secret);
+  const organizations = new OrganizationControls(kv, config.clock, config, options.organizations);
+  const record = new SecurityRecord(config, store, signer, objects, organizations);
+  const hooks = options.hooks ?? {};
+  const lifecycle = new SessionLifecycle({ config, store, signer, directory, objects, organizations, record, hooks });
+  const provider = new ProviderAccess(signer, objects, resolve);
+  return { config, store, directory, signer, lifecycle, record, organizations, provider };
+}
