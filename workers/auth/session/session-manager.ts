@@ -61,22 +61,27 @@ export class SessionManager {
   async resolveUser(request: Request): Promise<AppUser | null> {
     return (await this.resolveSession(request))?.user ?? null;
   }
+
   /** Like `resolveUser`, with the public session id and stored record. */
   resolveSession(request: Request, seen?: SessionMeta): Promise<ResolvedSession | null> {
     return this.resolveCookieHeader(request.headers.get("Cookie"), seen ?? this.requestMeta(request));
   }
+
   /** What a request shows of its sender: the edge-set address, the User-Agent, and its location. */
   requestMeta(request: Request): SessionMeta {
     return requestMeta(request, this.config.location);
   }
+
   /** `resolveSession` for a raw Cookie header (the RPC); a revoked cookie's use is told to its timeline (with `seen`). */
   async resolveCookieHeader(cookieHeader: Cookie, seen: SessionMeta = {}): Promise<ResolvedSession | null> {
     return this.#doors.lifecycle.resolve(cookieHeader, seen);
   }
+
   /** The verified public session id carried by a Cookie header, or null. */
   async sessionIdFromCookieHeader(cookieHeader: Cookie): Promise<string | null> {
     return sessionIdOf(this.signer, this.config.cookieName, cookieHeader);
   }
+
   /** Creates a session with a fresh id (no fixation). The response carries the Set-Cookie header; copy it onto your redirect. */
   async createSession(
     user: IdentityUser,
@@ -86,34 +91,42 @@ export class SessionManager {
   ): Promise<{ sessionId: string; response: Response; record: SessionRecord; newDevice: boolean }> {
     return this.#doors.lifecycle.create(user, organizationId, meta, signIn);
   }
+
   /** Deletes the session. The response clears the session cookie. Unknown ids are a no-op. */
   async destroySession(sessionId: string): Promise<Response> {
     return this.#doors.lifecycle.destroy(sessionId);
   }
+
   /** Set-Cookie value carrying a session cookie. */
   sessionCookie(cookieValue: string): string {
     return sessionSetCookie(this.config, cookieValue);
   }
+
   /** Set-Cookie value that deletes the session cookie. */
   clearCookie(): string {
     return sessionSetCookie(this.config, "", 0);
   }
+
   /** Every live session of a user (needs `userSessions`). */
   listSessions(userId: string): Promise<SessionInfo[]> {
     return this.#doors.lifecycle.list(userId);
   }
+
   /** Revokes one session by its public id (KV record, tombstone, open tabs); null when no such session is known here. */
   async revokeSession(sessionId: string, actor: Actor = SELF): Promise<Revoked | null> {
     return this.#doors.lifecycle.revoke(sessionId, actor);
   }
+
   /** Revokes every session of a user and closes every open tab. */
   async revokeUser(userId: string, actor: Actor = SELF): Promise<Revoked> {
     return this.#doors.lifecycle.revokeUser(userId, actor);
   }
+
   /** Revokes every session of a user except `keepSessionId` ("sign out everywhere else"). */
   async revokeOtherSessions(userId: string, keepSessionId: string, actor: Actor = SELF): Promise<Revoked> {
     return this.#doors.lifecycle.revokeOthers(userId, keepSessionId, actor);
   }
+
   /** Revokes one session of this user in their object (`revoked`: only an active one, else null; see `SessionLifecycle.revokeOf`). */
   async revokeSessionOf(
     userId: string,
@@ -129,26 +142,32 @@ export class SessionManager {
   timeline(userId: string, options: { cursor?: string | null; limit?: number } = {}): Promise<TimelinePage> {
     return this.#doors.record.timeline(userId, options);
   }
+
   /** The devices and places the user signed in from within the retention window. */
   devices(userId: string): Promise<KnownDevice[]> {
     return this.#doors.record.devices(userId);
   }
+
   /** The latest receipts of a user's revocations, newest first (an operator's view). */
   receipts(userId: string, limit = 20): Promise<Receipt[]> {
     return this.#doors.record.receipts(userId, limit);
   }
+
   /** A user's security-event deliveries still to make and the latest attempts (an operator's view). */
   deliveries(userId: string, limit = 20): Promise<SecurityEventDeliveries> {
     return this.#doors.record.deliveries(userId, limit);
   }
+
   /** A revocation receipt by id (a user's `rcpt.u.…` or an organization's `rcpt.o.…`), or null. */
   receipt(id: string): Promise<Receipt | null> {
     return this.#doors.record.receipt(id);
   }
+
   /** Tells the user's timeline that a request carrying this session was locked out by a rate limit. */
   async recordLockout(session: ResolvedSession, family: string, retryAfterSeconds: number, ip?: string): Promise<void> {
     return this.#doors.record.recordLockout(session.record.userId, session.sessionId, family, retryAfterSeconds, ip);
   }
+
   /** A rate limit refused this request: tells its session's timeline, if any (throttled; never slides the session). */
   async reportLockout(request: Request, family: string, retryAfterSeconds: number): Promise<void> {
     return this.#doors.record.reportLockout(request, family, retryAfterSeconds);
@@ -159,10 +178,12 @@ export class SessionManager {
   async getAccessToken(request: Request): Promise<AccessToken> {
     return this.accessTokenFor(request.headers.get("Cookie"));
   }
+
   /** `getAccessToken` for a raw Cookie header (the service-binding RPC). */
   async accessTokenFor(cookieHeader: Cookie): Promise<AccessToken> {
     return this.#doors.provider.accessToken(cookieHeader);
   }
+
   /** A single-use ticket for the live channel of the session in this Cookie header, or null (see live-ticket.ts). */
   async liveTicket(cookieHeader: Cookie): Promise<Ticket | null> {
     return this.#doors.provider.liveTicket(cookieHeader);
@@ -173,21 +194,26 @@ export class SessionManager {
   get hasOrganizations(): boolean {
     return this.#doors.organizations.bound;
   }
+
   /** An organization's kill switch: every session of every member issued before now ends. Answers the receipt. */
   async endOrganizationSessions(organizationId: string, actor: Actor): Promise<Receipt> {
     return this.#doors.organizations.endSessions(organizationId, actor);
   }
+
   /** Lifts an organization's kill switch for what comes next; ended sessions stay ended. */
   async liftOrganizationSessions(organizationId: string): Promise<void> {
     return this.#doors.organizations.lift(organizationId);
   }
+
   organizationEpoch(organizationId: string): Promise<number | null> {
     return this.#doors.organizations.epoch(organizationId);
   }
+
   /** The policy that applies to sign-ins into the organization: an operator's, else the configured one. */
   async organizationPolicy(organizationId: string): Promise<{ policy: SessionPolicy; source: PolicySource }> {
     return this.#doors.organizations.policy(organizationId);
   }
+
   /** Sets (or with null clears) an operator's policy for the organization (checked: `validatePolicy`). */
   setOrganizationPolicy(organizationId: string, policy: SessionPolicy | null): Promise<void> {
     return this.#doors.organizations.setPolicy(organizationId, policy);
