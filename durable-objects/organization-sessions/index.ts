@@ -13,8 +13,8 @@ import type { SessionPolicy } from "../../client-sdk/protocol/policy";
 import type { RevocationActor, RevocationReceipt } from "../../client-sdk/protocol/security-record";
 import { objectNow } from "../clock";
 import type { UserSessions } from "../user-sessions";
-import { receiptFields } from "../user-sessions/receipts";
-import { DEFAULT_RETENTION_MS } from "../user-sessions/timeline";
+import { receiptFields } from "../user-sessions/security-record/receipts";
+import { DEFAULT_RETENTION_MS } from "../user-sessions/security-record/timeline";
 import { drainFanOut, nextFanOut, queueMembers } from "./fanout";
 import { ORGANIZATION_SCHEMA } from "./schema";
 

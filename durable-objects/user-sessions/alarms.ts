@@ -7,7 +7,7 @@
  * to run inline sets it as a continuation: at most `CONTINUATION_GUARD_MS` away,
  * never sooner. Pure: the object writes what this computes.
  */
-import { pendingKvDeletes } from "./revocation";
+import { pendingKvDeletes } from "./lifecycle/revocation";
 
 const RETRY_DELAY_MS = 5_000;
 /** Tables whose rows the alarm purges at `expires_at`. */

@@ -20,7 +20,14 @@ import type {
   TimelinePage,
 } from "../../client-sdk/protocol/security-record";
 import { nextAlarm } from "./alarms";
-import { deviceKey, listDevices, noteDevice, pruneDevices } from "./devices";
+import {
+  commitRevocation,
+  DEFAULT_REVOCATION_BATCH,
+  drainKvDeletes,
+  pendingKvDeletes,
+  sessionIds,
+  toInfo,
+} from "./lifecycle/revocation";
 import {
   CLOSE_INTERNAL_ERROR,
   closedSocket,
@@ -40,21 +47,12 @@ import {
   sessionTag,
   stateOf,
 } from "./live";
-import type { Membership } from "./memberships";
 import { CLOSE_SESSION_INACTIVE, encodeMessage } from "./messages";
-import { type Destinations, deliverDue, enqueueDeliveries, listDeliveries, nextDelivery } from "./outbox";
-import { applyProviderEvent, purgeProviderEventState } from "./provider-events";
-import { type AccessTokenAnswer, ProviderTokens, type TokenRefresher } from "./provider-tokens";
-import { listReceipts, pruneReceipts, readReceipt, storeReceipt } from "./receipts";
-import {
-  commitRevocation,
-  DEFAULT_REVOCATION_BATCH,
-  drainKvDeletes,
-  pendingKvDeletes,
-  sessionIds,
-  toInfo,
-} from "./revocation";
-import { RewriteQueue, rewriteLimit } from "./rewrites";
+import type { Membership } from "./organization-controls/memberships";
+import { applyProviderEvent, purgeProviderEventState } from "./organization-controls/provider-events";
+import { RewriteQueue, rewriteLimit } from "./organization-controls/rewrites";
+import { type AccessTokenAnswer, ProviderTokens, type TokenRefresher } from "./provider-access/provider-tokens";
+import { consumeTicket, mintTicket, TICKET_TTL_MS } from "./provider-access/tickets";
 import {
   migrate,
   type ProviderEvent,
@@ -64,8 +62,22 @@ import {
   type SessionInfo,
   type SessionMirror,
 } from "./schema";
-import { consumeTicket, mintTicket, TICKET_TTL_MS } from "./tickets";
-import { appendEvent, DEFAULT_RETENTION_MS, type NewEvent, pageTimeline, pruneTimeline } from "./timeline";
+import { deviceKey, listDevices, noteDevice, pruneDevices } from "./security-record/devices";
+import {
+  type Destinations,
+  deliverDue,
+  enqueueDeliveries,
+  listDeliveries,
+  nextDelivery,
+} from "./security-record/outbox";
+import { listReceipts, pruneReceipts, readReceipt, storeReceipt } from "./security-record/receipts";
+import {
+  appendEvent,
+  DEFAULT_RETENTION_MS,
+  type NewEvent,
+  pageTimeline,
+  pruneTimeline,
+} from "./security-record/timeline";
 
 export interface UserSessionsEnv {
   /** The session KV namespace, under the binding name in `UserSessions.sessionsBinding` (default SESSIONS). */
@@ -86,9 +98,9 @@ export {
   type AccessTokenAnswer,
   type RefreshTokens,
   type TokenRefresher,
-} from "./provider-tokens";
-export { receiptOwner } from "./receipts";
-export { TICKET_TTL_MS } from "./tickets";
+} from "./provider-access/provider-tokens";
+export { TICKET_TTL_MS } from "./provider-access/tickets";
+export { receiptOwner } from "./security-record/receipts";
 
 /** A refused use of a revoked session, or a lockout, is recorded at most once per session in this window. */
 export const ATTEMPT_THROTTLE_MS = 10 * 60 * 1000;
@@ -802,8 +814,8 @@ function alarmFailed(err: unknown): void {
   console.error("gatehouse: could not schedule the session object's alarm", err instanceof Error ? err.message : err);
 }
 
-export type { Membership } from "./memberships";
-export { PROCESSED_EVENT_TTL_MS } from "./provider-events";
+export type { Membership } from "./organization-controls/memberships";
+export { PROCESSED_EVENT_TTL_MS } from "./organization-controls/provider-events";
 export type {
   MembershipEventType,
   ProviderEvent,

@@ -8,8 +8,8 @@
  */
 import type { Connection } from "partyserver";
 import { jsonError } from "../../client-sdk/core/errors";
-import type { Membership } from "./memberships";
 import { CLOSE_SESSION_REVOKED, encodeMessage, type LiveMessage } from "./messages";
+import type { Membership } from "./organization-controls/memberships";
 import type { RevocationReason } from "./schema";
 
 /** Set by the worker's live route: the session it resolved from the user's cookie. Never a browser's header (the route builds the request). */

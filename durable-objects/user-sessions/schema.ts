@@ -4,7 +4,7 @@
  * ARCHITECTURE.md ("UserSessions tables"); a change here that renames or
  * drops a column must migrate, because objects keep their storage forever.
  */
-import { TICKETS_SCHEMA } from "./tickets";
+import { TICKETS_SCHEMA } from "./provider-access/tickets";
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS sessions (

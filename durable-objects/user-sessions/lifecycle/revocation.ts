@@ -6,9 +6,9 @@
  * then the writes drain in batches, `KV_PARALLELISM` in flight at a time. Pure storage work over SQLite and KV; telling the
  * tabs and scheduling the alarm stay with the object.
  */
-import { inPool } from "../../client-sdk/core/pool";
-import { REVOKED_MARK_TTL_SECONDS, revokedMark, SESSION_PREFIX } from "../../client-sdk/protocol/session-record";
-import type { RevocationReason, SessionInfo } from "./schema";
+import { inPool } from "../../../client-sdk/core/pool";
+import { REVOKED_MARK_TTL_SECONDS, revokedMark, SESSION_PREFIX } from "../../../client-sdk/protocol/session-record";
+import type { RevocationReason, SessionInfo } from "../schema";
 
 /** KV writes in flight at once while draining (bench/sessions measures the drain against this floor). */
 export const KV_PARALLELISM = 25;

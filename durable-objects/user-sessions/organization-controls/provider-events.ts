@@ -7,10 +7,10 @@
  * queued for every live session. Module functions, never reachable over RPC.
  */
 
-import { objectNow } from "../clock";
+import { objectNow } from "../../clock";
+import type { ProviderEvent, ProviderEventResult, RevocationResult } from "../schema";
+import type { NewEvent } from "../security-record/timeline";
 import type { RewriteQueue } from "./rewrites";
-import type { ProviderEvent, ProviderEventResult, RevocationResult } from "./schema";
-import type { NewEvent } from "./timeline";
 
 /** Processed event ids (and membership ordering state) are kept this long: WorkOS retries for up to 3 days. */
 export const PROCESSED_EVENT_TTL_MS = 4 * 24 * 3600 * 1000;

@@ -11,7 +11,7 @@ import type {
   SecurityEventType,
   SessionLocation,
   TimelinePage,
-} from "../../client-sdk/protocol/security-record";
+} from "../../../client-sdk/protocol/security-record";
 
 /** Default retention of timeline events and known devices: 90 days. */
 export const DEFAULT_RETENTION_MS = 90 * 24 * 3600 * 1000;
