@@ -2,7 +2,7 @@
  * @module
  * How a `UserSessions` object applies one verified identity-provider event:
  * at most once per event id (`processed_events`, kept for the provider's retry
- * window), revocations through the object's own fan-out, membership changes
+ * window), revocations through lifecycle (its own fan-out to the tabs), membership changes
  * recorded per organization (`provider_memberships`, newest event wins) and
  * queued for every live session. Module functions, never reachable over RPC.
  */
@@ -24,7 +24,7 @@ export interface ProviderEventHost {
   revokeAll(): Promise<RevocationResult>;
   /** Appends an event to the user's timeline. */
   record(event: NewEvent): void;
-  /** `continuation`: before an inline run of queued work, so a crash mid-run resumes it (see UserSessions). */
+  /** `continuation`: before an inline run of queued work, so a crash mid-run resumes it (see context.ts). */
   scheduleAlarm(continuation?: boolean): void;
 }
 

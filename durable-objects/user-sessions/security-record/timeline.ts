@@ -3,7 +3,7 @@
  * The user's security timeline in the session object's SQLite: append an event (once per
  * `dedupe` key, so a retried or concurrent call never records it twice), page it newest first by
  * cursor, and prune what is older than the retention period. Storage only; telling open tabs and
- * queueing deliveries stay with the object.
+ * queueing deliveries stay with the security record (index.ts).
  */
 import type {
   RevocationActor,
