@@ -43,6 +43,7 @@ export class OrganizationSessions extends DurableObject<OrganizationEnv> {
     const users = env[settings.userSessionsBinding];
     const kv = env[settings.sessionsBinding];
     this.#killSwitch = new KillSwitch(ctx, {
+      own: this,
       users: isNamespace(users) ? (users as DurableObjectNamespace<UserSessions>) : null,
       usersBinding: () => OrganizationSessions.userSessionsBinding,
       kv: kv && typeof (kv as KVNamespace).put === "function" ? (kv as KVNamespace) : null,

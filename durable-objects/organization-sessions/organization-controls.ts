@@ -21,6 +21,8 @@ const RECEIPT_PREFIX = "rcpt.o.";
 const CONTINUATION_MS = 5_000;
 
 export interface KillSwitchParts {
+  /** The object's own `epoch` and `receipt`, which `end` calls as the class did (so an override applies). */
+  own: { epoch(): number | null; receipt(id: string): RevocationReceipt | null };
   /** The per-user session objects; null when unbound (`end` then throws, naming `usersBinding`). */
   users: DurableObjectNamespace<UserSessions> | null;
   usersBinding(): string;
@@ -65,7 +67,7 @@ export class KillSwitch {
     const organizationId = organizationIdOf(this.#ctx);
     const started = objectNow();
     // Epochs only grow: the published one (kept after a lift) must never move back.
-    const previous = Math.max(this.epoch() ?? 0, Number(readSetting(sql, "published") ?? 0));
+    const previous = Math.max(this.#parts.own.epoch() ?? 0, Number(readSetting(sql, "published") ?? 0));
     const epoch = Math.max(started, previous + 1);
     writeSetting(sql, "epoch", String(epoch));
     writeSetting(sql, "published", String(epoch));
@@ -88,7 +90,7 @@ export class KillSwitch {
     // Without the published epoch, eventual mode would not refuse: the caller must hear it (and may retry).
     const unpublished = await published;
     if (unpublished) throw unpublished;
-    return this.receipt(`${RECEIPT_PREFIX}${organizationId}.${seq}`)!;
+    return this.#parts.own.receipt(`${RECEIPT_PREFIX}${organizationId}.${seq}`)!;
   }
 
   /**

@@ -87,7 +87,7 @@ export async function runAlarm(
   sockets: readonly WebSocket[],
   { object, lifecycle, organizations, record }: AlarmFeatures,
 ): Promise<void> {
-  closeEnded(sockets, object.joined(), (sessionId) => lifecycle.isActive(sessionId, now));
+  closeEnded(sockets, object.joined(), (sessionId) => object.own.isActive(sessionId, now));
   const deletes = lifecycle.pendingKvDeletes();
   if ((await lifecycle.drain()) > 0) {
     object.scheduleAlarm();

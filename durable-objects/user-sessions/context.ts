@@ -6,6 +6,8 @@
  * state of its own and is never reachable over RPC.
  */
 import type { Connection } from "partyserver";
+import type { RevocationActor } from "../../client-sdk/protocol/security-record";
+import type { RevocationReason, RevocationResult } from "./schema";
 
 export interface UserSessionsEnv {
   /** The session KV namespace, under the binding name in `UserSessions.sessionsBinding` (default SESSIONS). */
@@ -22,6 +24,16 @@ export interface UserSessionsEnv {
 /** The env a `UserSessions` object is constructed with. */
 export type ServerEnv = Cloudflare.Env & UserSessionsEnv & Record<string, unknown>;
 
+/**
+ * The object's own RPC methods that features call back, where the class always called them: a
+ * subclass that overrides one (`isActive`, say) changes what the features do too, as before.
+ */
+export interface OwnMethods {
+  isActive(sessionId: string, now?: number): boolean;
+  revokeAll(reason?: RevocationReason, actor?: RevocationActor): Promise<RevocationResult>;
+  revokeByProviderSession(providerSessionId: string): Promise<RevocationResult>;
+}
+
 export interface SessionObject {
   readonly storage: DurableObjectStorage;
   readonly sql: SqlStorage;
@@ -29,6 +41,8 @@ export interface SessionObject {
   readonly kv: KVNamespace;
   /** How long timeline events, known devices and receipts are kept. */
   readonly retentionMs: number;
+  /** The object's RPC methods, for the calls that go through them (see `OwnMethods`). */
+  readonly own: OwnMethods;
   /** The user this object belongs to: the name it was addressed by. */
   userId(): string;
   /** The sockets joined to `sessionId`, or to any session when it is omitted (live.ts). */

@@ -2,14 +2,22 @@
  * @module
  * Builds the features of one `UserSessions` object and wires them together: the shared object
  * (context.ts) with its alarm, then security record, lifecycle, organization controls and provider
- * access, each handed only what it uses. Lifecycle and organization controls need each other (a
- * written KV record catches up on membership changes; a kill switch revokes), so the one call back
- * is a closure here and no feature file imports the other's. Also the counts `stats` answers.
+ * access, each handed only what it uses. Organization controls use lifecycle (a kill switch
+ * revokes) and lifecycle calls back into them (a written KV record catches up on membership
+ * changes): that call is a closure here, so no two files import each other. The class itself is
+ * `own` (context.ts). Also the counts `stats` answers.
  */
 import type { Connection } from "partyserver";
 import { objectNow } from "../clock";
 import { scheduleAlarm } from "./alarms";
-import { batchSetting, type ServerEnv, type SessionObject, sessionsNamespace, userIdOf } from "./context";
+import {
+  batchSetting,
+  type OwnMethods,
+  type ServerEnv,
+  type SessionObject,
+  sessionsNamespace,
+  userIdOf,
+} from "./context";
 import { DEFAULT_REVOCATION_BATCH, Lifecycle } from "./lifecycle";
 import { joinedSockets } from "./live";
 import { DEFAULT_REWRITE_BATCH, OrganizationControls } from "./organization-controls";
@@ -37,15 +45,16 @@ export function buildFeatures(
   ctx: DurableObjectState,
   env: ServerEnv,
   settings: FeatureSettings,
-  connections: (tag?: string) => Iterable<Connection>,
+  server: OwnMethods & { getConnections(tag?: string): Iterable<Connection> },
 ): Features {
   const object: SessionObject = {
     storage: ctx.storage,
     sql: ctx.storage.sql,
     kv: sessionsNamespace(env, settings.sessionsBinding),
     retentionMs: settings.retentionMs,
+    own: server,
     userId: () => userIdOf(ctx),
-    joined: (sessionId) => joinedSockets(connections, sessionId),
+    joined: (sessionId) => joinedSockets((tag) => server.getConnections(tag), sessionId),
     scheduleAlarm: (continuation = false) =>
       scheduleAlarm(ctx.storage, {
         now: objectNow(),
@@ -66,7 +75,7 @@ export function buildFeatures(
     record,
     rewriteBatch: batchSetting(env.GATEHOUSE_REWRITE_BATCH, DEFAULT_REWRITE_BATCH),
   });
-  const access = new ProviderAccess(object, { lifecycle, refresher: () => settings.refreshTokens, env });
+  const access = new ProviderAccess(object, { refresher: () => settings.refreshTokens, env });
   return { object, lifecycle, record, organizations, access };
 }
 

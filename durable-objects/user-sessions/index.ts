@@ -79,7 +79,7 @@ export class UserSessions extends Server<ServerEnv> {
   constructor(ctx: DurableObjectState, env: ServerEnv) {
     super(ctx, env);
     migrate(ctx.storage.sql);
-    this.#features = buildFeatures(ctx, env, new.target as typeof UserSessions, (tag) => this.getConnections(tag));
+    this.#features = buildFeatures(ctx, env, new.target as typeof UserSessions, this);
   }
 
   /** Mirrors a new session under its session policy (policy.ts); refuses a revoked id; records the sign-in. */

@@ -135,7 +135,7 @@ export class Lifecycle {
 
   /** Revokes the session only while it is active here; null otherwise (one call: nothing lands in between). */
   async revokeActive(sessionId: string, now: number, actor: RevocationActor): Promise<RevocationResult | null> {
-    if (!this.isActive(sessionId, now)) return null;
+    if (!this.#object.own.isActive(sessionId, now)) return null;
     return this.revokeSessions([sessionId], "revoked", actor);
   }
 

@@ -78,14 +78,15 @@ export class OrganizationControls {
 
   /** Applies one verified identity-provider event, once per event id (see provider-events.ts). */
   applyProviderEvent(event: ProviderEvent): Promise<ProviderEventResult> {
-    const { lifecycle, record } = this.#parts;
+    const { own } = this.#object;
+    const { record } = this.#parts;
     return applyProviderEvent(
       {
         sql: this.#object.sql,
         rewrites: this.#rewrites,
         rewriteLimit: rewriteLimit(0, this.#parts.rewriteBatch),
-        revokeByProviderSession: (id) => lifecycle.revokeByProviderSession(id),
-        revokeAll: () => lifecycle.revokeAll("user_deleted", { kind: "provider", label: "user.deleted" }),
+        revokeByProviderSession: (id) => own.revokeByProviderSession(id),
+        revokeAll: () => own.revokeAll("user_deleted", { kind: "provider", label: "user.deleted" }),
         record: (event) => void record.record(event),
         scheduleAlarm: (continuation) => this.#object.scheduleAlarm(continuation),
       },

@@ -7,7 +7,6 @@
  */
 import { objectNow } from "../../clock";
 import type { SessionObject } from "../context";
-import type { Lifecycle } from "../lifecycle";
 import type { Admission } from "../live";
 import { type AccessTokenAnswer, ProviderTokens, type TokenRefresher } from "./provider-tokens";
 import { consumeTicket, mintTicket, TICKET_TTL_MS } from "./tickets";
@@ -21,7 +20,6 @@ export {
 export { TICKET_TTL_MS } from "./tickets";
 
 export interface ProviderAccessParts {
-  lifecycle: Lifecycle;
   /** The refresher of the script's objects (`UserSessions.refreshTokens`), read when a refresh starts. */
   refresher(): TokenRefresher | null;
   env: Readonly<Record<string, unknown>>;
@@ -30,30 +28,28 @@ export interface ProviderAccessParts {
 /** Also what the live channel admits an upgrade with (live.ts): a session active here, or a ticket spent now. */
 export class ProviderAccess implements Admission {
   readonly #object: SessionObject;
-  readonly #lifecycle: Lifecycle;
   readonly #tokens: ProviderTokens;
 
   constructor(object: SessionObject, parts: ProviderAccessParts) {
     this.#object = object;
-    this.#lifecycle = parts.lifecycle;
     this.#tokens = new ProviderTokens(object.sql, parts.refresher, parts.env);
   }
 
   /** The provider's access token for an active session: the cached one while fresh, else one refresh at a time. */
   async accessToken(sessionId: string): Promise<AccessTokenAnswer> {
-    if (!this.#lifecycle.isActive(sessionId, objectNow())) return { ok: false, reason: "session_inactive" };
+    if (!this.#object.own.isActive(sessionId)) return { ok: false, reason: "session_inactive" };
     return this.#tokens.accessToken(sessionId, objectNow());
   }
 
   /** A live ticket's nonce for an active session, valid for `TICKET_TTL_MS`; null when it is not active here. */
   async mintTicket(sessionId: string): Promise<{ ticket: string; expiresAt: number } | null> {
     const now = objectNow();
-    if (!this.#lifecycle.isActive(sessionId, now)) return null;
+    if (!this.#object.own.isActive(sessionId, now)) return null;
     return { ticket: await mintTicket(this.#object.sql, sessionId, now), expiresAt: now + TICKET_TTL_MS };
   }
 
   isActive(sessionId: string, now: number): boolean {
-    return this.#lifecycle.isActive(sessionId, now);
+    return this.#object.own.isActive(sessionId, now);
   }
 
   /** The session a ticket was minted for, spent now whatever the answer; null when unknown or expired. */
