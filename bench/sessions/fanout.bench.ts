@@ -11,7 +11,7 @@ import { env, exports } from "cloudflare:workers";
 import { SessionManager } from "gatehouse-workers/auth";
 import { it } from "vitest";
 import { isRevokedMark } from "../../client-sdk/protocol/session-record";
-import { DEFAULT_REVOCATION_BATCH } from "../../durable-objects/user-sessions/revocation";
+import { DEFAULT_REVOCATION_BATCH } from "../../durable-objects/user-sessions/lifecycle/revocation";
 import { ratio, record, round } from "../harness";
 import type { KvFloor } from "./worker";
 

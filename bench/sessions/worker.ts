@@ -3,7 +3,7 @@
  * and `KvFloor`, the raw floor the revocation drain is measured against.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
-import { KV_PARALLELISM, writeRevokedMark } from "../../durable-objects/user-sessions/revocation";
+import { KV_PARALLELISM, writeRevokedMark } from "../../durable-objects/user-sessions/lifecycle/revocation";
 import { floorWrites } from "../kv-floor";
 
 export {

@@ -4,7 +4,7 @@
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { KVSessionStore, type SessionRecord } from "../../client-sdk/protocol/session-record";
-import { BULK_READ, PUT_PARALLELISM } from "../../durable-objects/user-sessions/rewrites";
+import { BULK_READ, PUT_PARALLELISM } from "../../durable-objects/user-sessions/organization-controls/rewrites";
 import { floorWrites } from "../kv-floor";
 
 export { AuthService, default, UserSessions } from "../../workers/auth/worker";

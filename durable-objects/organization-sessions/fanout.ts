@@ -5,7 +5,8 @@
  * drained at most `perRun` members per invocation (a Worker invocation may make a bounded number of
  * subrequests: 10,000 on Workers Paid, 50 on Free), `concurrency` at a time. Each result is added to
  * its receipt; a member whose object failed is retried by the alarm, then counted as failed (the
- * published epoch still refuses their sessions). Storage and calls only; the object decides when.
+ * published epoch still refuses their sessions). Storage and calls only; the kill switch
+ * (organization-controls.ts) decides when.
  */
 import { inPool } from "../../client-sdk/core/pool";
 import type { RevocationResult } from "../../client-sdk/protocol/lifecycle";

@@ -1,8 +1,9 @@
 /**
  * @module
- * SQLite schema of the per-organization object (`OrganizationSessions`). Written down in
- * ARCHITECTURE.md ("Storage schema"); objects keep their storage forever, so a change here that
- * renames or drops a column must migrate.
+ * SQLite schema of the per-organization object (`OrganizationSessions`): the one place its tables
+ * are declared (the keys of `settings` are in settings.ts). Written down in ARCHITECTURE.md
+ * ("Storage schema"); objects keep their storage forever, so a change here that renames or drops a
+ * column must migrate.
  */
 export const ORGANIZATION_SCHEMA = `
 CREATE TABLE IF NOT EXISTS members (

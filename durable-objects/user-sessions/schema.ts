@@ -1,10 +1,10 @@
 /**
  * @module
- * SQLite schema of the per-user session object. Written down in
- * ARCHITECTURE.md ("UserSessions tables"); a change here that renames or
- * drops a column must migrate, because objects keep their storage forever.
+ * SQLite schema of the per-user session object: the one place its tables are declared (every
+ * feature's: lifecycle, policy, security record, organization controls, provider access). Written
+ * down in ARCHITECTURE.md ("Storage schema"); a change here that renames or drops a column must
+ * migrate, because objects keep their storage forever.
  */
-import { TICKETS_SCHEMA } from "./tickets";
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS sessions (
@@ -100,6 +100,11 @@ CREATE TABLE IF NOT EXISTS deliveries (
   outcome TEXT NOT NULL,
   attempt INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS live_tickets (
+  hash TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+);
 `;
 
 /**
@@ -117,12 +122,13 @@ const ADDED_COLUMNS: readonly [table: string, column: string, type: string][] = 
   ["sessions", "refresh_token", "TEXT"],
   ["sessions", "refresh_pending", "INTEGER"],
   ["sessions", "impersonator", "TEXT"],
+  // The session policy of the sign-in (JSON), so later moments apply the one that admitted it (policy.ts).
+  ["sessions", "policy", "TEXT"],
 ];
 
 /** Creates the tables and adds the columns later versions introduced. */
 export function migrate(sql: SqlStorage): void {
   sql.exec(SCHEMA);
-  sql.exec(TICKETS_SCHEMA);
   for (const [table, column, type] of ADDED_COLUMNS) {
     const has = sql
       .exec<{ name: string }>(`PRAGMA table_info(${table})`)
@@ -130,6 +136,11 @@ export function migrate(sql: SqlStorage): void {
       .some((c) => c.name === column);
     if (!has) sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
   }
+}
+
+/** How many rows `table` holds (stats for tests and operators). */
+export function countRows(sql: SqlStorage, table: string): number {
+  return Number(sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n);
 }
 
 /** The membership events, each about one organization of the user. */

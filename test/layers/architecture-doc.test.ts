@@ -10,9 +10,10 @@
  * - a duration in ms, a size in kB, or a ratio with "×", unless the few words before it make it a
  *   goal, a default or a limit (`ALLOWED_BEFORE`: "goal", "default", "≤", "at most", …) or it is a
  *   runtime's granularity ("1 ms steps").
- * It also checks that every link of the contents points at a heading.
+ * It also checks that every link of the contents points at a heading, and that every repository
+ * path the maps name (ARCHITECTURE.md, STORAGE.md, README.md) exists: a moved file moves its mentions.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "./imports.ts";
@@ -104,5 +105,20 @@ describe("ARCHITECTURE.md", () => {
       .map(([, text]) => anchor(text!))
       .filter((a) => a !== "contents");
     expect(top.filter((a) => !links.includes(a))).toEqual([]);
+  });
+
+  it("every repository path the maps name exists", () => {
+    const PATH = /(?<![\w./-])((?:client-sdk|durable-objects|workers|test|bench|scripts|tooling)\/[\w./-]*[\w/])/g;
+    // Files the tools write on a user's machine, never committed.
+    const GENERATED = /\.dev\.vars$/;
+    const missing: string[] = [];
+    for (const doc of ["ARCHITECTURE.md", "STORAGE.md", "README.md"]) {
+      const text = readFileSync(join(ROOT, doc), "utf8");
+      for (const [, path] of text.matchAll(PATH)) {
+        if (/[*{<]/.test(path!) || GENERATED.test(path!)) continue;
+        if (!existsSync(join(ROOT, path!))) missing.push(`${doc}: ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 });

@@ -12,8 +12,8 @@ import { AuthServiceProvider, checkAuthEnvironment, FakeIdentityClient } from "g
 import { describe, expect, it } from "vitest";
 import { objectNow } from "../../durable-objects/clock";
 import type { UserSessions } from "../../durable-objects/user-sessions";
-import { MAX_KNOWN_DEVICES, noteDevice } from "../../durable-objects/user-sessions/devices";
-import { DEFAULT_RETENTION_MS } from "../../durable-objects/user-sessions/timeline";
+import { MAX_KNOWN_DEVICES, noteDevice } from "../../durable-objects/user-sessions/security-record/devices";
+import { DEFAULT_RETENTION_MS } from "../../durable-objects/user-sessions/security-record/timeline";
 import { DEV_LOCATION_HEADER, devHeaderLocation, edgeLocation } from "../../workers/auth/location";
 import {
   atObjectTime,

@@ -14,7 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SecurityEvent } from "../../client-sdk/protocol/security-record";
 import { verifySecurityEvent } from "../../client-sdk/security-events";
 import type { UserSessions } from "../../durable-objects/user-sessions";
-import { RETRY_DELAYS_MS } from "../../durable-objects/user-sessions/outbox";
+import { RETRY_DELAYS_MS } from "../../durable-objects/user-sessions/security-record/outbox";
 import { allEvents, eventually, freshUser, manager, signIn, stubOf } from "./helpers";
 
 interface Delivery {

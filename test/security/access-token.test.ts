@@ -10,7 +10,7 @@ import { env } from "cloudflare:workers";
 import { SessionManager } from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
 import type { UserSessions } from "../../durable-objects/user-sessions";
-import { ProviderTokens } from "../../durable-objects/user-sessions/provider-tokens";
+import { ProviderTokens } from "../../durable-objects/user-sessions/provider-access/provider-tokens";
 import { authApplication } from "../../workers/auth/app";
 import { AuthService } from "../../workers/auth/worker";
 import { callback, cookieHeader, idp, live, providerCode, startLogin } from "./helpers/world";

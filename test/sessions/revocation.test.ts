@@ -25,6 +25,22 @@ describe("UserSessions: mirroring", () => {
     expect(row.absoluteExpiresAt).toBeGreaterThanOrEqual(row.expiresAt);
   });
 
+  it("keeps the sign-in's session policy on its row; a use slides the expiry, never past the absolute one", async () => {
+    const stub = stubOf(freshUser());
+    const id = "d".repeat(64);
+    const now = Date.now();
+    const policy = { maxSessions: 3, onLimit: "refuse-new" as const };
+    const span = { createdAt: now, lastSeenAt: now, expiresAt: now + 60_000, absoluteExpiresAt: now + 120_000 };
+    expect(await stub.register({ id, ...span, policy })).toMatchObject({ registered: true });
+    // The policy module reads the row's policy at each use (policy.ts `slide`).
+    await runInDurableObject(stub, (_instance: UserSessions, state) => {
+      const row = state.storage.sql.exec<{ policy: string }>("SELECT policy FROM sessions WHERE id = ?", id).one();
+      expect(JSON.parse(row.policy)).toEqual(policy);
+    });
+    await stub.touch(id, now + 1_000, now + 600_000);
+    expect(await stub.list()).toMatchObject([{ id, lastSeenAt: now + 1_000, expiresAt: now + 120_000 }]);
+  });
+
   it("logout (destroySession) goes through the object: KV record gone, tombstone kept", async () => {
     const sessions = manager();
     const user = freshUser();

@@ -5,7 +5,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { RewriteQueue } from "../../durable-objects/user-sessions/rewrites";
+import { RewriteQueue } from "../../durable-objects/user-sessions/organization-controls/rewrites";
 import { ACME, freshUser, newSession, storedMemberships, stubOf } from "./helpers";
 
 const SESSIONS = 150;

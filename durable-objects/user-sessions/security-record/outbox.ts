@@ -6,18 +6,18 @@
  * then gives up (logged). The webhook's `Gatehouse-Event-Id` is the event's id, so a receiver can
  * drop a retried delivery it already has. It never logs a secret or an event's contents.
  */
-import { withDeadline } from "../../client-sdk/core/deadline";
+import { withDeadline } from "../../../client-sdk/core/deadline";
 import type {
   DeliveryOutcome,
   SecurityEvent,
   SecurityEventDeliveries,
   SecurityEventDestination,
-} from "../../client-sdk/protocol/security-record";
+} from "../../../client-sdk/protocol/security-record";
 import {
   SECURITY_EVENT_ID_HEADER,
   SECURITY_EVENT_SIGNATURE_HEADER,
   signSecurityEvent,
-} from "../../client-sdk/security-events";
+} from "../../../client-sdk/security-events";
 import { eventAt } from "./timeline";
 
 /** Waits after the 1st, 2nd, … failed attempt; past the last, the delivery is dropped. */

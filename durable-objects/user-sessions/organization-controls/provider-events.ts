@@ -2,15 +2,15 @@
  * @module
  * How a `UserSessions` object applies one verified identity-provider event:
  * at most once per event id (`processed_events`, kept for the provider's retry
- * window), revocations through the object's own fan-out, membership changes
+ * window), revocations through lifecycle (its own fan-out to the tabs), membership changes
  * recorded per organization (`provider_memberships`, newest event wins) and
  * queued for every live session. Module functions, never reachable over RPC.
  */
 
-import { objectNow } from "../clock";
+import { objectNow } from "../../clock";
+import type { ProviderEvent, ProviderEventResult, RevocationResult } from "../schema";
+import type { NewEvent } from "../security-record/timeline";
 import type { RewriteQueue } from "./rewrites";
-import type { ProviderEvent, ProviderEventResult, RevocationResult } from "./schema";
-import type { NewEvent } from "./timeline";
 
 /** Processed event ids (and membership ordering state) are kept this long: WorkOS retries for up to 3 days. */
 export const PROCESSED_EVENT_TTL_MS = 4 * 24 * 3600 * 1000;
@@ -24,7 +24,7 @@ export interface ProviderEventHost {
   revokeAll(): Promise<RevocationResult>;
   /** Appends an event to the user's timeline. */
   record(event: NewEvent): void;
-  /** `continuation`: before an inline run of queued work, so a crash mid-run resumes it (see UserSessions). */
+  /** `continuation`: before an inline run of queued work, so a crash mid-run resumes it (see context.ts). */
   scheduleAlarm(continuation?: boolean): void;
 }
 

@@ -5,7 +5,7 @@
  * not seen within the retention window is a new device. Storage only; what it reads from a
  * request was decided by the auth worker (any client can send any User-Agent: this describes).
  */
-import type { KnownDevice, SessionLocation } from "../../client-sdk/protocol/security-record";
+import type { KnownDevice, SessionLocation } from "../../../client-sdk/protocol/security-record";
 
 /** Devices a user's object keeps at most; past it, the least recently seen goes. */
 export const MAX_KNOWN_DEVICES = 200;

@@ -3,7 +3,7 @@
  * The user's security timeline in the session object's SQLite: append an event (once per
  * `dedupe` key, so a retried or concurrent call never records it twice), page it newest first by
  * cursor, and prune what is older than the retention period. Storage only; telling open tabs and
- * queueing deliveries stay with the object.
+ * queueing deliveries stay with the security record (index.ts).
  */
 import type {
   RevocationActor,
@@ -11,7 +11,7 @@ import type {
   SecurityEventType,
   SessionLocation,
   TimelinePage,
-} from "../../client-sdk/protocol/security-record";
+} from "../../../client-sdk/protocol/security-record";
 
 /** Default retention of timeline events and known devices: 90 days. */
 export const DEFAULT_RETENTION_MS = 90 * 24 * 3600 * 1000;

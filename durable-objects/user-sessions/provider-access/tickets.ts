@@ -6,21 +6,13 @@
  * upgrade (`Sec-WebSocket-Protocol`, never in a URL). The nonce minted here is 32 random bytes,
  * kept only as its SHA-256, bound to one session, single-use, and valid for `TICKET_TTL_MS`; the
  * worker signs it with the user and expiry (workers/auth/session/live-ticket.ts), so an upgrade
- * without a valid one never reaches this object. Storage only.
+ * without a valid one never reaches this object. Storage only (table `live_tickets`, schema.ts).
  */
 
 /** How long a minted ticket can be used. */
 export const TICKET_TTL_MS = 2 * 60 * 1000;
 /** Tickets an object keeps at most (each page render mints one; expired ones go first). */
 const MAX_TICKETS = 1_000;
-
-export const TICKETS_SCHEMA = `
-CREATE TABLE IF NOT EXISTS live_tickets (
-  hash TEXT PRIMARY KEY,
-  session_id TEXT NOT NULL,
-  expires_at INTEGER NOT NULL
-);
-`;
 
 const encoder = new TextEncoder();
 

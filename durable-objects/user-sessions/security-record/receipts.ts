@@ -5,7 +5,7 @@
  * an operator can fetch one later by id. The id names its object: `rcpt.u.<userId>.<n>`. The KV
  * counts are read when the receipt is, so a later fetch shows the alarm's progress.
  */
-import type { RevocationActor, RevocationReceipt } from "../../client-sdk/protocol/security-record";
+import type { RevocationActor, RevocationReceipt } from "../../../client-sdk/protocol/security-record";
 
 const PREFIX = "rcpt.u.";
 

@@ -1,21 +1,18 @@
 /**
  * @module
- * The session mirror's storage side of a revocation: one synchronous
- * transaction moves the sessions to tombstones and queues their KV records'
- * replacement by a revoked mark (from that instant strict mode refuses them),
- * then the writes drain in batches, `KV_PARALLELISM` in flight at a time. Pure storage work over SQLite and KV; telling the
- * tabs and scheduling the alarm stay with the object.
+ * The storage side of a revocation: one synchronous transaction moves the sessions to tombstones
+ * and queues their KV records' replacement by a revoked mark (from that instant strict mode refuses
+ * them), then the writes drain in batches, `KV_PARALLELISM` in flight at a time. Pure storage work
+ * over SQLite and KV; telling the tabs, the record and the alarm stay with lifecycle (index.ts).
  */
-import { inPool } from "../../client-sdk/core/pool";
-import { REVOKED_MARK_TTL_SECONDS, revokedMark, SESSION_PREFIX } from "../../client-sdk/protocol/session-record";
-import type { RevocationReason, SessionInfo } from "./schema";
+import { inPool } from "../../../client-sdk/core/pool";
+import { REVOKED_MARK_TTL_SECONDS, revokedMark, SESSION_PREFIX } from "../../../client-sdk/protocol/session-record";
+import type { RevocationReason } from "../schema";
 
 /** KV writes in flight at once while draining (bench/sessions measures the drain against this floor). */
 export const KV_PARALLELISM = 25;
 /** Marks written per invocation by default: within KV's 1,000 operations, with room for the rewrites. */
 export const DEFAULT_REVOCATION_BATCH = 500;
-
-type Row = Record<string, SqlStorageValue>;
 
 /** Moves `ids` to tombstones and queues their KV deletes, atomically; returns how many were live rows. */
 export function commitRevocation(
@@ -85,29 +82,4 @@ export function writeRevokedMark(kv: KVNamespace, sessionId: string, userId: str
     expirationTtl: REVOKED_MARK_TTL_SECONDS,
     metadata: { userId, revoked: true },
   });
-}
-
-/** Ids of the mirrored sessions matching a fixed SQL condition (never built from input). */
-export function sessionIds(sql: SqlStorage, where: string, ...bindings: SqlStorageValue[]): string[] {
-  return sql
-    .exec<{ id: string }>(`SELECT id FROM sessions WHERE ${where}`, ...bindings)
-    .toArray()
-    .map((r) => r.id);
-}
-
-export function toInfo(row: Row): SessionInfo {
-  return {
-    id: String(row.id),
-    createdAt: Number(row.created_at),
-    lastSeenAt: Number(row.last_seen_at),
-    expiresAt: Number(row.expires_at),
-    absoluteExpiresAt: Number(row.absolute_expires_at),
-    organizationId: row.organization_id === null ? null : String(row.organization_id),
-    userAgent: row.user_agent === null ? null : String(row.user_agent),
-    ip: row.ip === null ? null : String(row.ip),
-    providerSessionId: row.provider_session_id === null ? null : String(row.provider_session_id),
-    device: row.device === null || row.device === undefined ? null : String(row.device),
-    location: row.location === null || row.location === undefined ? null : JSON.parse(String(row.location)),
-    newDevice: row.new_device === 1,
-  };
 }

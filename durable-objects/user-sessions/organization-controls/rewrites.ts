@@ -7,9 +7,9 @@
  * by the object's alarm. It never resurrects a revoked session's record, and a
  * record it cannot rewrite after many tries is revoked (fail closed), never left stale.
  */
-import { inPool } from "../../client-sdk/core/pool";
-import { isSessionRecord, KVSessionStore } from "../../client-sdk/protocol/session-record";
-import { objectNow } from "../clock";
+import { inPool } from "../../../client-sdk/core/pool";
+import { isSessionRecord, KVSessionStore } from "../../../client-sdk/protocol/session-record";
+import { objectNow } from "../../clock";
 import { applyOverrides, type Membership, type MembershipOverride } from "./memberships";
 
 /** KV allows one write per second per key. */

@@ -1,0 +1,102 @@
+/**
+ * @module
+ * Builds the features of one `UserSessions` object and wires them together: the shared object
+ * (context.ts) with its alarm, then security record, lifecycle, organization controls and provider
+ * access, each handed only what it uses. Organization controls use lifecycle (a kill switch
+ * revokes) and lifecycle calls back into them (a written KV record catches up on membership
+ * changes): that call is a closure here, so no two files import each other. The class itself is
+ * `own` (context.ts). Also the counts `stats` answers.
+ */
+import type { Connection } from "partyserver";
+import { objectNow } from "../clock";
+import { scheduleAlarm } from "./alarms";
+import {
+  batchSetting,
+  type OwnMethods,
+  type ServerEnv,
+  type SessionObject,
+  sessionsNamespace,
+  userIdOf,
+} from "./context";
+import { DEFAULT_REVOCATION_BATCH, Lifecycle } from "./lifecycle";
+import { joinedSockets } from "./live";
+import { DEFAULT_REWRITE_BATCH, OrganizationControls } from "./organization-controls";
+import { ProviderAccess, type TokenRefresher } from "./provider-access";
+import { countRows } from "./schema";
+import { destinationsOf, SecurityRecord } from "./security-record";
+
+export interface Features {
+  object: SessionObject;
+  lifecycle: Lifecycle;
+  record: SecurityRecord;
+  organizations: OrganizationControls;
+  access: ProviderAccess;
+}
+
+/** The class's statics, which a subclass or `createAuthWorker` may set (`refreshTokens` is read at each refresh). */
+export interface FeatureSettings {
+  sessionsBinding: string;
+  securityEventsQueue: string;
+  retentionMs: number;
+  refreshTokens: TokenRefresher | null;
+}
+
+export function buildFeatures(
+  ctx: DurableObjectState,
+  env: ServerEnv,
+  settings: FeatureSettings,
+  server: OwnMethods & { getConnections(tag?: string): Iterable<Connection> },
+): Features {
+  const object: SessionObject = {
+    storage: ctx.storage,
+    sql: ctx.storage.sql,
+    kv: sessionsNamespace(env, settings.sessionsBinding),
+    retentionMs: settings.retentionMs,
+    own: server,
+    userId: () => userIdOf(ctx),
+    joined: (sessionId) => joinedSockets((tag) => server.getConnections(tag), sessionId),
+    scheduleAlarm: (continuation = false) =>
+      scheduleAlarm(ctx.storage, {
+        now: objectNow(),
+        nextRewrite: organizations.nextRewrite(),
+        nextDelivery: record.nextDelivery(),
+        drainFailed: lifecycle.drainFailed,
+        continuation,
+      }),
+  };
+  const record = new SecurityRecord(object, destinationsOf(env, settings.securityEventsQueue));
+  const lifecycle = new Lifecycle(object, {
+    record,
+    batch: batchSetting(env.GATEHOUSE_REVOCATION_BATCH, DEFAULT_REVOCATION_BATCH),
+    catchUp: (sessionId, now) => organizations.catchUp(sessionId, now),
+  });
+  const organizations = new OrganizationControls(object, {
+    lifecycle,
+    record,
+    rewriteBatch: batchSetting(env.GATEHOUSE_REWRITE_BATCH, DEFAULT_REWRITE_BATCH),
+  });
+  const access = new ProviderAccess(object, { refresher: () => settings.refreshTokens, env });
+  return { object, lifecycle, record, organizations, access };
+}
+
+/** Counts for tests and operators (`UserSessions.stats`): rows, tombstones, pending KV marks, sockets, events. */
+export function objectStats(
+  sql: SqlStorage,
+  sockets: Iterable<Connection>,
+): {
+  sessions: number;
+  tombstones: number;
+  pendingKvDeletes: number;
+  sockets: number;
+  events: number;
+  pendingDeliveries: number;
+} {
+  return {
+    sessions: countRows(sql, "sessions"),
+    tombstones: countRows(sql, "tombstones"),
+    pendingKvDeletes: countRows(sql, "kv_deletes"),
+    sockets: [...sockets].length,
+    events: countRows(sql, "timeline"),
+    pendingDeliveries: countRows(sql, "outbox"),
+  };
+}

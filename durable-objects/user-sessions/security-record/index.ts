@@ -1,0 +1,227 @@
+/**
+ * @module
+ * The security record of a `UserSessions` object: the user's timeline (`timeline.ts`), the devices
+ * and places they sign in from (`devices.ts`), a receipt per revocation (`receipts.ts`) and the
+ * deliveries of every event to the host's Queue or webhook (`outbox.ts`). Every event is stored once
+ * per cause (its dedupe key), queued for delivery and sent to the user's own record-hearing tabs in
+ * the same synchronous block. It records what the other features did; it never decides anything.
+ */
+import type {
+  KnownDevice,
+  RevocationActor,
+  RevocationReceipt,
+  SecurityEvent,
+  SecurityEventDeliveries,
+  SessionLocation,
+  TimelinePage,
+} from "../../../client-sdk/protocol/security-record";
+import { objectNow } from "../../clock";
+import type { SessionObject } from "../context";
+import { stateOf } from "../live";
+import { encodeMessage } from "../messages";
+import type { RevocationReason, SessionMirror } from "../schema";
+import { listDevices, noteDevice, pruneDevices } from "./devices";
+import { type Destinations, deliverDue, enqueueDeliveries, listDeliveries, nextDelivery } from "./outbox";
+import { listReceipts, pruneReceipts, readReceipt, storeReceipt } from "./receipts";
+import { appendEvent, type NewEvent, pageTimeline, pruneTimeline } from "./timeline";
+
+export { deviceKey } from "./devices";
+export { receiptFields, receiptOwner } from "./receipts";
+export { DEFAULT_RETENTION_MS, type NewEvent } from "./timeline";
+
+/** A refused use of a revoked session, a lockout or a refused sign-in: recorded at most once per cause in this window. */
+export const ATTEMPT_THROTTLE_MS = 10 * 60 * 1000;
+
+/** Where a sign-in or a session was: what its timeline events name. */
+type Whereabouts = Pick<NewEvent, "sessionId" | "device" | "ip" | "location">;
+
+/** What one revocation did, for its receipt and its timeline event. */
+export interface RevocationFacts {
+  at: number;
+  actor: RevocationActor;
+  reason: RevocationReason;
+  sessionIds: readonly string[];
+  revoked: number;
+  socketsClosed: number;
+  refusedAfterMs: number;
+  /** The device and place of a single revoked session (read before its row went). */
+  single?: { device: string | null; location: SessionLocation | null };
+}
+
+export class SecurityRecord {
+  readonly #object: SessionObject;
+  readonly #destinations: Destinations;
+
+  constructor(object: SessionObject, destinations: Destinations) {
+    this.#object = object;
+    this.#destinations = destinations;
+  }
+
+  /**
+   * Appends a timeline event, queues its deliveries and tells the user's record-hearing tabs; null
+   * for a duplicate. A caller that schedules the alarm itself, in the same synchronous block, passes
+   * `schedule = false`.
+   */
+  record(event: NewEvent, schedule = true): SecurityEvent | null {
+    const { sql } = this.#object;
+    const stored = appendEvent(sql, this.#object.userId(), event, this.#object.retentionMs);
+    if (!stored) return null;
+    enqueueDeliveries(sql, stored.seq, this.#destinations, event.at);
+    const message = encodeMessage({ type: "timeline.appended", event: stored });
+    // Only sockets this object admitted with the record (the user's own cookie, from our pages).
+    for (const connection of this.#object.joined()) if (stateOf(connection)?.record === true) connection.send(message);
+    if (schedule) this.#object.scheduleAlarm();
+    return stored;
+  }
+
+  /**
+   * Records an attempt that was refused or stopped (a revoked session used again, a lockout, a
+   * sign-in past the cap) at most once per `cause` in each `ATTEMPT_THROTTLE_MS` bucket; false
+   * when this bucket already has it. The one implementation behind `refused`, `lockout` and the
+   * session cap's refusals.
+   */
+  attempt(cause: string, event: Omit<NewEvent, "at" | "dedupe">, at: number = objectNow()): boolean {
+    return this.record({ ...event, at, dedupe: `${cause}:${Math.floor(at / ATTEMPT_THROTTLE_MS)}` }) !== null;
+  }
+
+  /** A use of one of the user's revoked sessions (its cookie presented again). */
+  refused(sessionId: string, seen: { ip?: string; device?: string; location?: SessionLocation }): boolean {
+    return this.attempt(`refused:${sessionId}`, {
+      type: "session.refused",
+      sessionId,
+      ip: seen.ip,
+      device: seen.device,
+      location: seen.location,
+      detail: { reason: "revoked" },
+    });
+  }
+
+  /** A route limit's lockout of a request that carried this session, per route family. */
+  lockout(sessionId: string, family: string, retryAfterSeconds: number, ip?: string): boolean {
+    return this.attempt(`lockout:${sessionId}:${family}`, {
+      type: "ratelimit.lockout",
+      sessionId,
+      ip,
+      detail: { family, retryAfter: retryAfterSeconds },
+    });
+  }
+
+  /** Notes the sign-in's device in its place; true when the pair is new within the retention window. */
+  noteDevice(key: string, session: SessionMirror, now: number): boolean {
+    const device = session.device ?? "Unknown device";
+    return noteDevice(this.#object.sql, key, device, session.location ?? null, now, this.#object.retentionMs);
+  }
+
+  /**
+   * Records a sign-in (unless `session.record` is false), a new device, and who signed in as this
+   * person (always, whatever the timeline options say). The caller schedules the alarm.
+   */
+  signIn(session: SessionMirror, newDevice: boolean, now: number): void {
+    const where: Whereabouts = {
+      sessionId: session.id,
+      device: session.device ?? null,
+      ip: session.ip ?? null,
+      location: session.location ?? null,
+    };
+    if (session.record !== false) {
+      const detail = { organizationId: session.organizationId ?? null, newDevice };
+      this.record({ ...where, type: "session.signed_in", at: now, dedupe: `signin:${session.id}`, detail }, false);
+      if (newDevice) {
+        this.record(
+          { ...where, type: "session.new_device", at: now, dedupe: `newdevice:${session.id}`, detail: {} },
+          false,
+        );
+      }
+    }
+    const impersonator = session.impersonator;
+    if (impersonator) {
+      this.record(
+        {
+          ...where,
+          type: "session.impersonated",
+          at: now,
+          dedupe: `impersonated:${session.id}`,
+          actor: { kind: "admin", label: impersonator.email.slice(0, 64) },
+          detail: { impersonator: impersonator.email, reason: impersonator.reason },
+        },
+        false,
+      );
+    }
+  }
+
+  /** Keeps a receipt of a revocation and records it on the timeline; returns the receipt's id (caller schedules the alarm). */
+  revocation(facts: RevocationFacts): string {
+    const { at, actor, reason, sessionIds, revoked, socketsClosed, refusedAfterMs } = facts;
+    const receipt = { at, actor, sessionIds, revoked, socketsClosed, refusedAfterMs };
+    const receiptId = storeReceipt(this.#object.sql, this.#object.userId(), receipt, this.#object.retentionMs);
+    const signedOut = reason === "logout" || reason === "replaced" || reason === "replaced_by_other_user";
+    this.record(
+      {
+        type: signedOut ? "session.signed_out" : "session.revoked",
+        at,
+        sessionId: sessionIds.length === 1 ? sessionIds[0]! : null,
+        device: facts.single?.device ?? null,
+        location: facts.single?.location ?? null,
+        actor,
+        detail: { receiptId, sessions: revoked, reason },
+      },
+      false,
+    );
+    return receiptId;
+  }
+
+  /** The user's timeline, newest first, one page at a time. */
+  timeline(options: { cursor?: string | null; limit?: number }): TimelinePage {
+    return pageTimeline(this.#object.sql, this.#object.userId(), { ...options, now: objectNow() });
+  }
+
+  /** The devices and places the user signed in from within the retention window. */
+  devices(): KnownDevice[] {
+    return listDevices(this.#object.sql, objectNow(), this.#object.retentionMs);
+  }
+
+  /** A receipt of this object's revocations, by id; null when unknown or pruned. */
+  receipt(id: string): RevocationReceipt | null {
+    return readReceipt(this.#object.sql, id, objectNow());
+  }
+
+  /** The latest receipts (at most `limit`, 1–100), newest first. */
+  receipts(limit: number): RevocationReceipt[] {
+    return listReceipts(this.#object.sql, this.#object.userId(), objectNow(), clampLimit(limit));
+  }
+
+  /** The deliveries still to make and the latest attempts. */
+  deliveries(limit: number): SecurityEventDeliveries {
+    return listDeliveries(this.#object.sql, this.#object.userId(), clampLimit(limit));
+  }
+
+  /** When the next delivery is due, or null (for the alarm). */
+  nextDelivery(): number | null {
+    return nextDelivery(this.#object.sql);
+  }
+
+  /** The alarm's share: prune what is past the retention, then send the deliveries that are due. */
+  async housekeep(now: number): Promise<void> {
+    const { sql, retentionMs } = this.#object;
+    pruneTimeline(sql, now);
+    pruneDevices(sql, now, retentionMs);
+    pruneReceipts(sql, now);
+    await deliverDue(sql, this.#object.userId(), this.#destinations, now);
+  }
+}
+
+/** Where this object's security events go: the Queue if bound, the webhook if its URL and secret are set. */
+export function destinationsOf(env: Readonly<Record<string, unknown>>, queueBinding: string): Destinations {
+  const queue = env[queueBinding];
+  const url = env.SECURITY_EVENTS_WEBHOOK_URL;
+  const secret = env.SECURITY_EVENTS_WEBHOOK_SECRET;
+  return {
+    queue: queue && typeof (queue as Queue).sendBatch === "function" ? (queue as Queue<never>) : null,
+    webhook: typeof url === "string" && url && typeof secret === "string" && secret ? { url, secret } : null,
+  };
+}
+
+/** A page size an operator may ask for: a whole number from 1 to 100 (anything else: 20). */
+function clampLimit(limit: number): number {
+  return Number.isInteger(limit) && limit >= 1 && limit <= 100 ? limit : 20;
+}
