@@ -1,11 +1,16 @@
 /**
  * The published build, into dist/ (emptied first by `npm run build`):
  * - JavaScript: ESM + source maps, one file per source module (`unbundle`), entries at the top
- *   (`dist/index.js`, `dist/auth.js`, …). A consumer's bundler then keeps exactly the modules it
- *   uses (`sideEffects: false`), so a worker that never signs anyone in carries none of the WorkOS
- *   SDK, partyserver or superjson, not even their module-level code.
- * - Declarations: one bundled `.d.ts` per subpath, shared types in dist/chunks/ (named without
- *   hashes, so the API report in api/ is stable).
+ *   (`dist/index.js`, `dist/auth.js`, `dist/rate-limit.js`, …; one per subpath of package.json,
+ *   the same table as tooling/source/aliases.ts). A consumer's bundler then keeps exactly the
+ *   modules it uses (`sideEffects: false`), so a worker that never signs anyone in carries none of
+ *   the WorkOS SDK, partyserver or superjson, not even their module-level code. Entries only
+ *   re-export, so two subpaths that name one module share one instance of it (and its state: the
+ *   active `fakeRateLimiter()`, the objects' clock).
+ * - Declarations: one `.d.ts` per subpath, declarations shared by several in dist/chunks/ (one
+ *   declaration per class: a class with `#private` declared twice would be two incompatible types).
+ *   The API report (scripts/api-report.mjs) follows names into the chunks, so how they are chunked
+ *   does not matter to it.
  * Dependencies and peers stay imports (tsdown reads package.json), so a consumer's wrangler bundles
  * one copy of hono, partyserver and the WorkOS SDK and picks their `workerd` export conditions
  * itself. `cloudflare:*` and `node:*` modules are the runtime's.
@@ -16,11 +21,18 @@ import { defineConfig, type UserConfig } from "tsdown";
 const shared: UserConfig = {
   entry: {
     index: "client-sdk/index.ts",
+    bindings: "client-sdk/entries/bindings.ts",
+    "rate-limit": "client-sdk/entries/rate-limit.ts",
+    html: "client-sdk/entries/html.ts",
+    "versioned-kv": "client-sdk/entries/versioned-kv.ts",
+    "security-headers": "client-sdk/entries/security-headers.ts",
+    client: "client-sdk/entries/client.ts",
     auth: "workers/auth/index.ts",
-    "durable-objects": "durable-objects/index.ts",
     worker: "workers/auth/factory/index.ts",
+    "durable-objects": "durable-objects/index.ts",
     hyperdrive: "client-sdk/bindings/hyperdrive/postgres/index.ts",
     containers: "durable-objects/container/index.ts",
+    testing: "workers/entries/testing.ts",
   },
   format: "esm",
   platform: "neutral",

@@ -1,11 +1,11 @@
 /**
  * @module gatehouse-workers/durable-objects
  * The Durable Object classes a host worker exports and binds in its wrangler
- * config, the messages its live channel sends, and the test clock. Exported by
- * name (checked against api/gatehouse-workers.api.md).
+ * config and the messages its live channel sends. Exported by name (checked
+ * against api/durable-objects.api.md); the objects' test clock, `setObjectClock`,
+ * is `gatehouse-workers/testing`.
  */
 
-export { setObjectClock } from "./clock";
 export { OrganizationSessions } from "./organization-sessions";
 export { RateLimiterDO } from "./rate-limiter";
 export {

@@ -4,7 +4,7 @@
  * I/O and no copy, so the goal is parity (<= 1.05).
  */
 import { env } from "cloudflare:workers";
-import { KVStore } from "gatehouse-workers";
+import { KVStore } from "gatehouse-workers/bindings";
 import { it } from "vitest";
 import { ratio, record } from "../harness";
 

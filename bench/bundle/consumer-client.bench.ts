@@ -1,6 +1,6 @@
 /**
  * sdk.consumer_client_gzip_kb: gzip size of a worker that imports only `AuthServiceClient` from
- * `gatehouse-workers`, installed from the tarball and bundled as a deploy would. It and the
+ * `gatehouse-workers/client`, installed from the tarball and bundled as a deploy would. It and the
  * consuming worker of the package test must bundle none of the auth worker's runtime: no identity
  * SDK, no partyserver, no session manager or store.
  */

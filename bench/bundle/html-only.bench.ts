@@ -1,6 +1,6 @@
 /**
  * sdk.html_only_gzip_kb: gzip size of a worker that imports only
- * `HtmlTransformer` from `gatehouse-workers`, installed from the tarball and bundled as a deploy would. Importing the
+ * `HtmlTransformer` from `gatehouse-workers/html`, installed from the tarball and bundled as a deploy would. Importing the
  * SDK must not pull in the identity SDK, Hono, partyserver or anything unused.
  */
 import { inject, it } from "vitest";

@@ -3,7 +3,7 @@
  * versus the same five handlers written directly on HTMLRewriter, in the
  * same run. Both build the Response and read the whole transformed body.
  */
-import { HtmlTransformer } from "gatehouse-workers";
+import { HtmlTransformer } from "gatehouse-workers/html";
 import { it } from "vitest";
 import { ratio, record } from "../harness";
 

@@ -4,7 +4,7 @@
  * local namespace (bench only; the SDK never sees anything else).
  */
 import { env } from "cloudflare:workers";
-import { VersionedKVStore } from "gatehouse-workers";
+import { VersionedKVStore } from "gatehouse-workers/versioned-kv";
 import { it } from "vitest";
 import { record } from "../harness";
 

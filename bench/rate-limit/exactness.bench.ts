@@ -11,7 +11,8 @@
  * limiter over its own view of the binding is one isolate's state).
  */
 import { env } from "cloudflare:workers";
-import { DORateLimiter, KVRateLimiter, KVStore, StatefulObjectClient } from "gatehouse-workers";
+import { KVStore, StatefulObjectClient } from "gatehouse-workers/bindings";
+import { DORateLimiter, KVRateLimiter } from "gatehouse-workers/rate-limit";
 import { it } from "vitest";
 import { record, round } from "../harness";
 

@@ -18,7 +18,8 @@
 
 import { env } from "cloudflare:workers";
 import { DurableObjectStore } from "@hono-rate-limiter/cloudflare";
-import { DORateLimiter, StatefulObjectClient } from "gatehouse-workers";
+import { StatefulObjectClient } from "gatehouse-workers/bindings";
+import { DORateLimiter } from "gatehouse-workers/rate-limit";
 import { it } from "vitest";
 import { MAX_LIMIT } from "../../client-sdk/rate-limit";
 import { median, ratio, record, round } from "../harness";

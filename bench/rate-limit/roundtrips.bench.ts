@@ -6,7 +6,9 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { compose, DORateLimiter, StatefulObjectClient } from "gatehouse-workers";
+import { compose } from "gatehouse-workers";
+import { StatefulObjectClient } from "gatehouse-workers/bindings";
+import { DORateLimiter } from "gatehouse-workers/rate-limit";
 import { it } from "vitest";
 import { record } from "../harness";
 import type { CountingRateLimiterDO } from "./worker";

@@ -4,8 +4,13 @@
  * Durable Object class, read from node_modules/@hono-rate-limiter/cloudflare.
  */
 import { DurableObjectRateLimiter } from "@hono-rate-limiter/cloudflare";
-import type { RateCheckBatchCall, RateCheckBatchResult, RateCheckCall, RateCheckResult } from "gatehouse-workers";
 import { RateLimiterDO } from "gatehouse-workers/durable-objects";
+import type {
+  RateCheckBatchCall,
+  RateCheckBatchResult,
+  RateCheckCall,
+  RateCheckResult,
+} from "gatehouse-workers/rate-limit";
 
 export { DurableObjectRateLimiter, RateLimiterDO };
 

@@ -2,7 +2,7 @@
  * @module
  * The request values every auth middleware shares: the signed-in session
  * (public id and user) and the current organization slug. `AuthMiddleware`
- * (gatehouse-workers/auth, in the auth worker) and `ServiceAuthMiddleware` (gatehouse-workers,
+ * (gatehouse-workers/auth, in the auth worker) and `ServiceAuthMiddleware` (gatehouse-workers/client,
  * in consuming workers) set the same keys, so `RoleMiddleware` and
  * `currentUser` work behind either. It must never import auth-worker runtime code.
  */

@@ -1,4 +1,4 @@
-import type { SecurityEvent } from "gatehouse-workers";
+import type { SecurityEvent } from "gatehouse-workers/client";
 import { CLOSE_SESSION_REVOKED } from "gatehouse-workers/durable-objects";
 import { describe, expect, it } from "vitest";
 import {

@@ -5,8 +5,8 @@
  * and live tabs opened through its /parties route.
  */
 import { env, exports } from "cloudflare:workers";
-import type { SessionLocation } from "gatehouse-workers";
 import { type IdentityUser, SessionManager } from "gatehouse-workers/auth";
+import type { SessionLocation } from "gatehouse-workers/client";
 import { openTab as openSessionTab, type Tab } from "../sessions/helpers";
 import { hasLiveRecord } from "../support/kv-records";
 

@@ -1,7 +1,7 @@
 // The account script's reader of the live channel (account/client/wire.ts) decodes what the session
 // object sends exactly as superjson does (`decodeMessage`), without carrying superjson.
 import * as fc from "fast-check";
-import type { SecurityEvent } from "gatehouse-workers";
+import type { SecurityEvent } from "gatehouse-workers/client";
 import { decodeMessage, encodeMessage, type LiveMessage } from "gatehouse-workers/durable-objects";
 import superjson from "superjson";
 import { describe, expect, it } from "vitest";

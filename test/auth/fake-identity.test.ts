@@ -3,7 +3,8 @@
  * single-use rotating refresh tokens with every call recorded, `authenticatedAt`, impersonated
  * logins, and `prompt` / `max_age` on its authorization URL. The clock is injected.
  */
-import { AuthError, FakeIdentityClient, parseJwtExpiry } from "gatehouse-workers/auth";
+import { AuthError, parseJwtExpiry } from "gatehouse-workers/auth";
+import { FakeIdentityClient } from "gatehouse-workers/testing";
 import { decodeJwt } from "jose";
 import { describe, expect, it } from "vitest";
 import { ada, bob, TestClock } from "./helpers";

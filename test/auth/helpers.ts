@@ -7,11 +7,11 @@ import { env } from "cloudflare:workers";
 import { Application } from "gatehouse-workers";
 import {
   AuthServiceProvider,
-  FakeIdentityClient,
   type IdentityUser,
   SessionManager,
   type SessionManagerOptions,
 } from "gatehouse-workers/auth";
+import { FakeIdentityClient } from "gatehouse-workers/testing";
 
 export const SECRET = env.SESSION_SECRET;
 export const REDIRECT_URL = "https://auth.example.com/auth/callback";

@@ -4,12 +4,12 @@ import {
   AuthConfigToken,
   AuthServiceProvider,
   DefaultIdentityClient,
-  FakeIdentityClient,
   IdentityClientToken,
   KVSessionStore,
   parseJwtExpiry,
   SessionManager,
 } from "gatehouse-workers/auth";
+import { FakeIdentityClient } from "gatehouse-workers/testing";
 import { describe, expect, it } from "vitest";
 import { sha256Base64url } from "../../workers/auth/crypto";
 

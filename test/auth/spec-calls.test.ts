@@ -6,12 +6,12 @@
 import { env } from "cloudflare:workers";
 import {
   createLoginHandler,
-  FakeIdentityClient,
   handleCallback,
   handleLogout,
   type IdentityUser,
   SessionManager,
 } from "gatehouse-workers/auth";
+import { FakeIdentityClient } from "gatehouse-workers/testing";
 import { describe, expect, it } from "vitest";
 import { ada, cookieHeader, cookiesFrom, ORIGIN, REDIRECT_URL } from "./helpers";
 

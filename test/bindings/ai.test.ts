@@ -4,7 +4,7 @@
  * follows `Ai.run(model, inputs, options)` and answers with the output shapes
  * the Workers AI documentation gives for each model family.
  */
-import { AIClient } from "gatehouse-workers";
+import { AIClient } from "gatehouse-workers/bindings";
 import { describe, expect, it } from "vitest";
 import { AiStandIn } from "./stand-ins";
 

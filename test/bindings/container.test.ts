@@ -7,7 +7,7 @@
 
 import { env } from "cloudflare:workers";
 import { Container } from "@cloudflare/containers";
-import { BindingError, ContainerClient } from "gatehouse-workers";
+import { BindingError, ContainerClient } from "gatehouse-workers/bindings";
 import { CONTAINER_PORT, GatehouseContainer } from "gatehouse-workers/containers";
 import { describe, expect, it } from "vitest";
 import { CONTAINER_ORIGIN } from "../../client-sdk/bindings/container";

@@ -6,7 +6,7 @@
  * "gatehouse-customer-alpha", "-beta" and "gatehouse-aux" (an RPC entrypoint).
  */
 import { env } from "cloudflare:workers";
-import { BindingError, DispatchNamespaceClient, ServiceClient } from "gatehouse-workers";
+import { BindingError, DispatchNamespaceClient, ServiceClient } from "gatehouse-workers/bindings";
 import { describe, expect, it } from "vitest";
 import { DispatchNamespaceStandIn } from "./stand-ins";
 

@@ -1,6 +1,6 @@
 /** StatefulObjectClient over a real local Durable Object namespace (fixture `Counter`). */
 import { env } from "cloudflare:workers";
-import { StatefulObjectClient } from "gatehouse-workers";
+import { StatefulObjectClient } from "gatehouse-workers/bindings";
 import { describe, expect, it } from "vitest";
 
 describe("StatefulObjectClient", () => {

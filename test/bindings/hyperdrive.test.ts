@@ -8,13 +8,8 @@
  * this one file (the spec rows of PooledDbClient included).
  */
 import { env } from "cloudflare:workers";
-import {
-  Application,
-  BindingError,
-  PlatformServiceProvider,
-  PooledDbClient,
-  type PooledDbDriver,
-} from "gatehouse-workers";
+import { Application } from "gatehouse-workers";
+import { BindingError, PlatformServiceProvider, PooledDbClient, type PooledDbDriver } from "gatehouse-workers/bindings";
 import { postgresDriver } from "gatehouse-workers/hyperdrive";
 import { beforeAll, describe, expect, it } from "vitest";
 

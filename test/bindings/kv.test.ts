@@ -1,6 +1,6 @@
 /** KVStore over a real local KV namespace. */
 import { env } from "cloudflare:workers";
-import { BindingError, KVStore } from "gatehouse-workers";
+import { BindingError, KVStore } from "gatehouse-workers/bindings";
 import { describe, expect, it } from "vitest";
 
 describe("KVStore", () => {

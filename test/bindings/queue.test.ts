@@ -4,7 +4,7 @@
  * delivery with a bounded poll.
  */
 import { env } from "cloudflare:workers";
-import { QueueSender } from "gatehouse-workers";
+import { QueueSender } from "gatehouse-workers/bindings";
 import { describe, expect, it } from "vitest";
 
 interface Job {

@@ -1,6 +1,6 @@
 /** ObjectStorage over a real local R2 bucket. */
 import { env } from "cloudflare:workers";
-import { ObjectStorage } from "gatehouse-workers";
+import { ObjectStorage } from "gatehouse-workers/bindings";
 import { describe, expect, it } from "vitest";
 
 describe("ObjectStorage", () => {

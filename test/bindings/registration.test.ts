@@ -4,10 +4,9 @@
  * stand-ins.ts) registers a wrapper per binding, by name and by class.
  */
 import { env } from "cloudflare:workers";
+import { Application, ContainerError, ServiceProvider } from "gatehouse-workers";
 import {
   AIClient,
-  Application,
-  ContainerError,
   DispatchNamespaceClient,
   KVStore,
   ObjectStorage,
@@ -15,11 +14,10 @@ import {
   PooledDbClient,
   QueueSender,
   ServiceClient,
-  ServiceProvider,
   SqlDatabase,
   StatefulObjectClient,
   VectorStore,
-} from "gatehouse-workers";
+} from "gatehouse-workers/bindings";
 import { describe, expect, it } from "vitest";
 import { oneOfEachBinding } from "./stand-ins";
 

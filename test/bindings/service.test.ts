@@ -4,7 +4,7 @@
  * WorkerEntrypoint (fetch plus an RPC method).
  */
 import { env } from "cloudflare:workers";
-import { BindingError, ServiceCallError, ServiceClient } from "gatehouse-workers";
+import { BindingError, ServiceCallError, ServiceClient } from "gatehouse-workers/bindings";
 import { describe, expect, it } from "vitest";
 import { SERVICE_ORIGIN } from "../../client-sdk/bindings/service";
 

@@ -8,13 +8,13 @@
  * other tests of its single-connection database.)
  */
 import { env } from "cloudflare:workers";
+import { Application } from "gatehouse-workers";
 import {
-  Application,
   DispatchNamespaceClient,
   type DispatchOptions,
   PlatformServiceProvider,
   ServiceClient,
-} from "gatehouse-workers";
+} from "gatehouse-workers/bindings";
 import { describe, expect, it } from "vitest";
 import { DispatchNamespaceStandIn } from "./stand-ins";
 

@@ -1,6 +1,7 @@
 /**
- * The spec's option and helper types are exported by name from `gatehouse-workers`, so users type their
- * calls without reaching into the runtime's globals (issue 15). Checked by `tsc` in `npm run check`.
+ * The spec's option and helper types are exported by name from the subpath of their concern
+ * (`gatehouse-workers/bindings`, `/rate-limit`, `/versioned-kv`), so users type their calls without
+ * reaching into the runtime's globals (issue 15). Checked by `tsc` in `npm run check`.
  */
 import type {
   AiOptions,
@@ -10,14 +11,12 @@ import type {
   KVPutOptions,
   MessageSendRequest,
   QueueSendOptions,
-  RateCheckRequest,
-  RateCheckResponse,
-  RateLimiterConfig,
   ServiceFetchOptions,
   VectorizeVector,
   VectorQueryOptions,
-  VersionedKVOptions,
-} from "gatehouse-workers";
+} from "gatehouse-workers/bindings";
+import type { RateCheckRequest, RateCheckResponse, RateLimiterConfig } from "gatehouse-workers/rate-limit";
+import type { VersionedKVOptions } from "gatehouse-workers/versioned-kv";
 import { describe, expect, expectTypeOf, it } from "vitest";
 
 describe("the spec's types, exported by name", () => {

@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
-import { SqlDatabase } from "gatehouse-workers";
+import { SqlDatabase } from "gatehouse-workers/bindings";
 import { beforeEach, describe, expect, it } from "vitest";
 import { querySqlite, type ReaderValue, readSqlite } from "./sqlite-reader";
 

@@ -1,6 +1,6 @@
 /** SqlDatabase over a real local D1 database: run, prepare, batch, raw. */
 import { env } from "cloudflare:workers";
-import { SqlDatabase } from "gatehouse-workers";
+import { SqlDatabase } from "gatehouse-workers/bindings";
 import { beforeAll, describe, expect, it } from "vitest";
 
 describe("SqlDatabase", () => {

@@ -3,7 +3,7 @@
  * as a remote binding), so the index is an in-memory stand-in (stand-ins.ts)
  * implementing the `Vectorize` interface of @cloudflare/workers-types.
  */
-import { BindingError, VectorStore } from "gatehouse-workers";
+import { BindingError, VectorStore } from "gatehouse-workers/bindings";
 import { describe, expect, it } from "vitest";
 import { VectorizeStandIn } from "./stand-ins";
 

@@ -25,7 +25,7 @@ function consumerRoot(options: { sources: boolean }): string {
     for (const name of readdirSync(join(REPO_ROOT, CONSUMER))) {
       if (!name.startsWith(".dev.vars")) symlinkSync(join(REPO_ROOT, CONSUMER, name), join(root, CONSUMER, name));
     }
-    for (const dir of ["client-sdk", "durable-objects", "workers/auth", "node_modules"]) {
+    for (const dir of ["client-sdk", "durable-objects", "workers/auth", "workers/entries", "node_modules"]) {
       symlinkSync(join(REPO_ROOT, dir), join(root, dir), "dir");
     }
   }

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { type AuthServiceBinding, AuthServiceClient, AuthServiceError } from "gatehouse-workers";
+import { type AuthServiceBinding, AuthServiceClient, AuthServiceError } from "gatehouse-workers/client";
 import { describe, expect, it } from "vitest";
 import { APP, people, signIn } from "./helpers";
 

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { AuthServiceClient } from "gatehouse-workers";
+import { AuthServiceClient } from "gatehouse-workers/client";
 import { describe, expect, it } from "vitest";
 import { APP, LOGIN_URL, people, signIn, visit, visitWith } from "./helpers";
 

@@ -1,11 +1,5 @@
 import { env } from "cloudflare:workers";
-import {
-  AuthServiceClient,
-  compose,
-  ServiceAuthMiddleware,
-  currentOrganizationSlug as sdkCurrentOrganizationSlug,
-  currentUser as sdkCurrentUser,
-} from "gatehouse-workers";
+import { compose } from "gatehouse-workers";
 import {
   currentOrganizationSlug,
   currentSession,
@@ -14,13 +8,19 @@ import {
   RoleMiddleware,
   roleInCurrentOrganization,
 } from "gatehouse-workers/auth";
+import {
+  AuthServiceClient,
+  ServiceAuthMiddleware,
+  currentOrganizationSlug as sdkCurrentOrganizationSlug,
+  currentUser as sdkCurrentUser,
+} from "gatehouse-workers/client";
 import { describe, expect, it } from "vitest";
 import { APP, people, signIn } from "./helpers";
 
 const client = () => new AuthServiceClient(env.AUTH);
 
 describe("request values shared by AuthMiddleware and ServiceAuthMiddleware", () => {
-  it("exports the same accessors from gatehouse-workers and gatehouse-workers/auth", () => {
+  it("exports the same accessors from gatehouse-workers/client and gatehouse-workers/auth", () => {
     expect(currentUser).toBe(sdkCurrentUser);
     expect(currentOrganizationSlug).toBe(sdkCurrentOrganizationSlug);
   });

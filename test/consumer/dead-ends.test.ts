@@ -6,7 +6,7 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { fakeRateLimiter, restoreRateLimiter } from "gatehouse-workers";
+import { fakeRateLimiter, restoreRateLimiter } from "gatehouse-workers/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import consumer, { type ConsumerEnv } from "../../workers/example-consumer/worker";
 import { actionLinks, BROWSER, expectSafeLinks, htmlOf, JSON_CLIENT, jsonOf, linkTo } from "../support/error-pages";

@@ -5,7 +5,8 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { AuthServiceClient, AuthServiceError, fakeRateLimiter, restoreRateLimiter } from "gatehouse-workers";
+import { AuthServiceClient, AuthServiceError } from "gatehouse-workers/client";
+import { fakeRateLimiter, restoreRateLimiter } from "gatehouse-workers/testing";
 import { describe, expect, it } from "vitest";
 import { toAuthServiceError } from "../../client-sdk/auth-service";
 import consumer, { type ConsumerEnv } from "../../workers/example-consumer/worker";

@@ -5,7 +5,7 @@
  * signed in as someone else; every guarded page shows the impersonation banner.
  */
 import { env } from "cloudflare:workers";
-import { AuthServiceClient } from "gatehouse-workers";
+import { AuthServiceClient } from "gatehouse-workers/client";
 import { describe, expect, it } from "vitest";
 import { people, signIn, visit } from "./helpers";
 

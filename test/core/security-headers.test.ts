@@ -1,12 +1,10 @@
+import { Application, GatehouseError, type Middleware } from "gatehouse-workers";
 import {
-  Application,
   allowContentSources,
   DEFAULT_CONTENT_SECURITY_POLICY,
-  GatehouseError,
-  type Middleware,
   SecurityHeadersError,
   SecurityHeadersMiddleware,
-} from "gatehouse-workers";
+} from "gatehouse-workers/security-headers";
 import { describe, expect, it } from "vitest";
 
 const HTML = { "Content-Type": "text/html; charset=utf-8" };

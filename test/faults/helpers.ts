@@ -6,8 +6,10 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { Application, type AuthServiceBinding } from "gatehouse-workers";
-import { AuthServiceProvider, FakeIdentityClient, type IdentityUser, SessionManager } from "gatehouse-workers/auth";
+import { Application } from "gatehouse-workers";
+import { AuthServiceProvider, type IdentityUser, SessionManager } from "gatehouse-workers/auth";
+import type { AuthServiceBinding } from "gatehouse-workers/client";
+import { FakeIdentityClient } from "gatehouse-workers/testing";
 import { expect } from "vitest";
 import consumer from "../../workers/example-consumer/worker";
 import { INTERNAL_DETAIL } from "./broken";

@@ -6,7 +6,7 @@
  * covered in test/rate-limit (do-limiter.test.ts, kv-limiter.test.ts).
  */
 import { env } from "cloudflare:workers";
-import { type AuthServiceBinding, AuthServiceClient } from "gatehouse-workers";
+import { type AuthServiceBinding, AuthServiceClient } from "gatehouse-workers/client";
 import { describe, expect, it } from "vitest";
 import { AuthServiceRateLimiter, consumerFetch, expectCleanError, ORIGIN, signIn } from "./helpers";
 

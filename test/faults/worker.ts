@@ -7,8 +7,13 @@
  * throw from inside the Durable Object, as a failing object would.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
-import type { RateCheckBatchCall, RateCheckBatchResult, RateCheckCall, RateCheckResult } from "gatehouse-workers";
 import { RateLimiterDO } from "gatehouse-workers/durable-objects";
+import type {
+  RateCheckBatchCall,
+  RateCheckBatchResult,
+  RateCheckCall,
+  RateCheckResult,
+} from "gatehouse-workers/rate-limit";
 import { authApplication } from "../../workers/auth/app";
 import { AuthService, type AuthWorkerEnv, UserSessions } from "../../workers/auth/worker";
 import { INTERNAL_DETAIL, type Outage, withOutage } from "./broken";

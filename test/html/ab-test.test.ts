@@ -1,5 +1,5 @@
 import { exports } from "cloudflare:workers";
-import { HtmlTransformer } from "gatehouse-workers";
+import { HtmlTransformer } from "gatehouse-workers/html";
 import { describe, expect, it } from "vitest";
 import { html } from "./helpers";
 

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { HtmlTransformer } from "gatehouse-workers";
+import { HtmlTransformer } from "gatehouse-workers/html";
 import { describe, expect, it } from "vitest";
 import { decode, elements, html } from "./helpers";
 

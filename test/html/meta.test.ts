@@ -1,4 +1,4 @@
-import { HtmlTransformer } from "gatehouse-workers";
+import { HtmlTransformer } from "gatehouse-workers/html";
 import { describe, expect, it } from "vitest";
 import { elements, html } from "./helpers";
 

@@ -1,4 +1,4 @@
-import { HtmlTransformer } from "gatehouse-workers";
+import { HtmlTransformer } from "gatehouse-workers/html";
 import { expect, it } from "vitest";
 
 const encoder = new TextEncoder();

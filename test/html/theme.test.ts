@@ -5,7 +5,7 @@
  * strict CSP would refuse (no script, no style attribute, one `<style>` block).
  */
 import fc from "fast-check";
-import { PAGE_STYLES, type PageHeader, renderPage, renderPageHeader } from "gatehouse-workers";
+import { PAGE_STYLES, type PageHeader, renderPage, renderPageHeader } from "gatehouse-workers/html";
 import { describe, expect, it } from "vitest";
 import { decode, elements } from "./helpers";
 

@@ -3,7 +3,7 @@
  * transformer whose A/B bucket comes from the `bucket` cookie, the way a
  * host worker would wire it (one transformer built once, reused per request).
  */
-import { HtmlTransformer } from "gatehouse-workers";
+import { HtmlTransformer } from "gatehouse-workers/html";
 
 export const PAGE = `<!doctype html><html><head><title>Shop</title><meta name="description" content="old"></head>
 <body><h1 id="hero">Welcome</h1><div class="ad">buy</div><p>rest</p></body></html>`;

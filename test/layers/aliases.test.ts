@@ -39,6 +39,15 @@ describe("the package's subpaths, wherever they are named", () => {
     }
   });
 
+  it.each(Object.entries(SOURCE_ENTRIES))(
+    "%s: its entry file %s names it in a @module header and exports by name",
+    (subpath, file) => {
+      const text = read(file);
+      expect(text).toMatch(new RegExp(`^/\\*\\*\\n \\* @module ${specifier(subpath)}\\n`));
+      expect(text).not.toMatch(/^export \*/m);
+    },
+  );
+
   it.each([
     "test/consumer/auth-fixture/wrangler.toml",
     "test/consumer/wrangler.toml",

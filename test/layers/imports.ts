@@ -58,6 +58,7 @@ export const ROOMS: Record<Layer, readonly string[]> = {
     "security-events",
     "auth-service",
     "index.ts",
+    "entries",
   ],
   "durable-objects": ["clock.ts", "rate-limiter", "container", "user-sessions", "organization-sessions", "index.ts"],
   workers: [
@@ -86,6 +87,7 @@ export const ROOMS: Record<Layer, readonly string[]> = {
     "auth/factory",
     "auth/index.ts",
     "auth/worker.ts",
+    "entries",
     "example-consumer",
   ],
 };

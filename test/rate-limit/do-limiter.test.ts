@@ -1,17 +1,16 @@
 import { listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
+import { compose } from "gatehouse-workers";
+import { StatefulObjectClient } from "gatehouse-workers/bindings";
 import {
-  compose,
   DORateLimiter,
-  fakeRateLimiter,
   type RateCheckResult,
   RateLimitError,
   RateLimiter,
   type RateLimiterOptions,
-  restoreRateLimiter,
-  StatefulObjectClient,
-} from "gatehouse-workers";
+} from "gatehouse-workers/rate-limit";
+import { fakeRateLimiter, restoreRateLimiter } from "gatehouse-workers/testing";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { manualClock, recordingLogger, uniqueKey } from "./helpers";

@@ -1,15 +1,8 @@
 import { env } from "cloudflare:workers";
-import {
-  compose,
-  DORateLimiter,
-  fakeRateLimiter,
-  KVRateLimiter,
-  KVStore,
-  RateLimitError,
-  RateLimiterFake,
-  restoreRateLimiter,
-  StatefulObjectClient,
-} from "gatehouse-workers";
+import { compose } from "gatehouse-workers";
+import { KVStore, StatefulObjectClient } from "gatehouse-workers/bindings";
+import { DORateLimiter, KVRateLimiter, RateLimitError } from "gatehouse-workers/rate-limit";
+import { fakeRateLimiter, RateLimiterFake, restoreRateLimiter } from "gatehouse-workers/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { activeRateLimiterFake } from "../../client-sdk/rate-limit";
 import { failingKV, manualClock, recordingLogger, uniqueKey } from "./helpers";
@@ -97,7 +90,9 @@ describe("fakeRateLimiter / restoreRateLimiter", () => {
     expect(activeRateLimiterFake()).toBeNull();
   });
 
-  it("makes both limiters defer to it, even limiters built before it was activated", async () => {
+  // fakeRateLimiter comes from gatehouse-workers/testing, the limiters from gatehouse-workers/rate-limit:
+  // subpaths of one package share the module that holds the active fake.
+  it("makes both limiters of /rate-limit defer to the fake of /testing, even limiters built before it was activated", async () => {
     const { logger, entries } = recordingLogger();
     const clock = manualClock(20_000);
     const limiters = [

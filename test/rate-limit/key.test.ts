@@ -1,13 +1,8 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
-import {
-  defaultKeyExtractor,
-  edgeAddressKeyExtractor,
-  fakeRateLimiter,
-  KVRateLimiter,
-  KVStore,
-  restoreRateLimiter,
-} from "gatehouse-workers";
+import { KVStore } from "gatehouse-workers/bindings";
+import { defaultKeyExtractor, edgeAddressKeyExtractor, KVRateLimiter } from "gatehouse-workers/rate-limit";
+import { fakeRateLimiter, restoreRateLimiter } from "gatehouse-workers/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { addressKey } from "../../client-sdk/rate-limit";
 

@@ -1,5 +1,7 @@
 import { env } from "cloudflare:workers";
-import { compose, KVRateLimiter, KVStore, type RateLimitError, type RateLimiterOptions } from "gatehouse-workers";
+import { compose } from "gatehouse-workers";
+import { KVStore } from "gatehouse-workers/bindings";
+import { KVRateLimiter, type RateLimitError, type RateLimiterOptions } from "gatehouse-workers/rate-limit";
 import { describe, expect, it } from "vitest";
 import { KV_MIN_TTL_SECONDS } from "../../client-sdk/bindings/kv";
 import { failingKV, isolateView, manualClock, recordingLogger, uniqueKey } from "./helpers";

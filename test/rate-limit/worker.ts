@@ -4,9 +4,16 @@
  * behind both limiters, so tests reach them the way a client would.
  */
 
-import type { RateCheckBatchCall, RateCheckBatchResult, RateCheckCall, RateCheckResult } from "gatehouse-workers";
-import { Application, DORateLimiter, KVRateLimiter, KVStore, StatefulObjectClient } from "gatehouse-workers";
+import { Application } from "gatehouse-workers";
+import { KVStore, StatefulObjectClient } from "gatehouse-workers/bindings";
 import { RateLimiterDO } from "gatehouse-workers/durable-objects";
+import type {
+  RateCheckBatchCall,
+  RateCheckBatchResult,
+  RateCheckCall,
+  RateCheckResult,
+} from "gatehouse-workers/rate-limit";
+import { DORateLimiter, KVRateLimiter } from "gatehouse-workers/rate-limit";
 
 export { RateLimiterDO };
 

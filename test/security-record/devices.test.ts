@@ -8,7 +8,8 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { Application } from "gatehouse-workers";
-import { AuthServiceProvider, checkAuthEnvironment, FakeIdentityClient } from "gatehouse-workers/auth";
+import { AuthServiceProvider, checkAuthEnvironment } from "gatehouse-workers/auth";
+import { FakeIdentityClient } from "gatehouse-workers/testing";
 import { describe, expect, it } from "vitest";
 import { objectNow } from "../../durable-objects/clock";
 import type { UserSessions } from "../../durable-objects/user-sessions";

@@ -7,7 +7,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { type IdentityUser, SessionManager, type SessionManagerOptions } from "gatehouse-workers/auth";
-import { setObjectClock } from "gatehouse-workers/durable-objects";
+import { setObjectClock } from "gatehouse-workers/testing";
 import type { SecurityEvent, SecurityEventType, SessionLocation } from "../../client-sdk/protocol/security-record";
 
 export const ORIGIN = "https://auth.example.com";

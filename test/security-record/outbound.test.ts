@@ -9,7 +9,7 @@
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { setObjectClock } from "gatehouse-workers/durable-objects";
+import { setObjectClock } from "gatehouse-workers/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SecurityEvent } from "../../client-sdk/protocol/security-record";
 import { verifySecurityEvent } from "../../client-sdk/security-events";

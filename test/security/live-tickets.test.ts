@@ -8,7 +8,7 @@
 
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
-import { setObjectClock } from "gatehouse-workers/durable-objects";
+import { setObjectClock } from "gatehouse-workers/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { TICKET_TTL_MS } from "../../durable-objects/user-sessions/provider-access/tickets";
 import { freshUser, manager, newSession, ORIGIN } from "../sessions/helpers";

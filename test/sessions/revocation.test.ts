@@ -1,7 +1,8 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { SessionManager } from "gatehouse-workers/auth";
-import { CLOSE_SESSION_REVOKED, setObjectClock, type UserSessions } from "gatehouse-workers/durable-objects";
+import { CLOSE_SESSION_REVOKED, type UserSessions } from "gatehouse-workers/durable-objects";
+import { setObjectClock } from "gatehouse-workers/testing";
 import { describe, expect, it } from "vitest";
 import { hasLiveRecord } from "../support/kv-records";
 import { freshUser, manager, newSession, openTab, staysOpen, withTimeout } from "./helpers";

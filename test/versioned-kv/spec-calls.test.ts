@@ -6,7 +6,8 @@
  * injected clock, which is what it computes them from.
  */
 import { env } from "cloudflare:workers";
-import { KVStore, VersionedKVStore } from "gatehouse-workers";
+import { KVStore } from "gatehouse-workers/bindings";
+import { VersionedKVStore } from "gatehouse-workers/versioned-kv";
 import { describe, expect, it } from "vitest";
 import { referenceHash, spy, uniqueKey } from "./helpers";
 

@@ -1,5 +1,6 @@
 import { env, exports } from "cloudflare:workers";
-import { KVStore, VersionedKVError, VersionedKVStore } from "gatehouse-workers";
+import { KVStore } from "gatehouse-workers/bindings";
+import { VersionedKVError, VersionedKVStore } from "gatehouse-workers/versioned-kv";
 import { describe, expect, it } from "vitest";
 import { referenceHash, spy, uniqueKey } from "./helpers";
 

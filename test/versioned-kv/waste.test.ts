@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { VersionedKVStore } from "gatehouse-workers";
+import { VersionedKVStore } from "gatehouse-workers/versioned-kv";
 import { describe, expect, it } from "vitest";
 import { spy, uniqueKey } from "./helpers";
 

@@ -2,7 +2,7 @@
  * Fixture worker for the VersionedKVStore tests: `GET /flags` reads the
  * current version of a key through the SDK, as a host worker would.
  */
-import { VersionedKVStore } from "gatehouse-workers";
+import { VersionedKVStore } from "gatehouse-workers/versioned-kv";
 
 export default {
   async fetch(request, env): Promise<Response> {

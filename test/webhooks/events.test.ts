@@ -4,7 +4,7 @@
 // late (out-of-order) membership events lose, and large rewrites continue by alarm.
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { setObjectClock } from "gatehouse-workers/durable-objects";
+import { setObjectClock } from "gatehouse-workers/testing";
 import { describe, expect, it } from "vitest";
 import { openTab, staysOpen, withTimeout } from "../sessions/helpers";
 import { hasLiveRecord, revokedMarkOwner } from "../support/kv-records";

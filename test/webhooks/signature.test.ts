@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { WorkOS } from "@workos-inc/node";
 import fc from "fast-check";
-import { fakeRateLimiter, restoreRateLimiter } from "gatehouse-workers";
+import { fakeRateLimiter, restoreRateLimiter } from "gatehouse-workers/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "../../scripts/local-idp/webhook-signature";
 import {

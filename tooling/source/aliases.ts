@@ -13,11 +13,18 @@ const ROOT = resolve(import.meta.dirname, "../..");
 /** Package subpath → source file, relative to the repository root. */
 export const SOURCE_ENTRIES: Readonly<Record<string, string>> = {
   ".": "client-sdk/index.ts",
+  "./bindings": "client-sdk/entries/bindings.ts",
+  "./rate-limit": "client-sdk/entries/rate-limit.ts",
+  "./html": "client-sdk/entries/html.ts",
+  "./versioned-kv": "client-sdk/entries/versioned-kv.ts",
+  "./security-headers": "client-sdk/entries/security-headers.ts",
+  "./client": "client-sdk/entries/client.ts",
   "./auth": "workers/auth/index.ts",
-  "./durable-objects": "durable-objects/index.ts",
   "./worker": "workers/auth/factory/index.ts",
+  "./durable-objects": "durable-objects/index.ts",
   "./hyperdrive": "client-sdk/bindings/hyperdrive/postgres/index.ts",
   "./containers": "durable-objects/container/index.ts",
+  "./testing": "workers/entries/testing.ts",
 };
 
 export const PACKAGE_NAME = "gatehouse-workers";

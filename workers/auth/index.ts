@@ -1,7 +1,8 @@
 /**
  * @module gatehouse-workers/auth
  * The authentication module of the spec. Exported by name; nothing else
- * under workers/auth is API (checked against api/gatehouse-workers.api.md).
+ * under workers/auth is API (checked against api/auth.api.md). Its test double,
+ * `FakeIdentityClient`, is `gatehouse-workers/testing`.
  */
 
 // Sensitive actions (the same guards as the client SDK's, for the auth worker's own routes)
@@ -26,12 +27,6 @@ export {
   type DefaultIdentityClientOptions,
   type IdentityEnv,
 } from "./identity/default-identity-client";
-export {
-  type FakeCodeOptions,
-  type FakeFailure,
-  FakeIdentityClient,
-  type FakeLogin,
-} from "./identity/fake-identity-client";
 export {
   type AuthorizationRequest,
   type CodeExchange,

@@ -4,7 +4,7 @@
  * worker's `AuthService` entrypoint and the auth worker's login URL.
  * No session secret and no session store: those stay in the auth worker.
  */
-import type { AuthServiceBinding } from "gatehouse-workers";
+import type { AuthServiceBinding } from "gatehouse-workers/client";
 
 export interface ConsumerEnv {
   /** `[[services]] binding = "AUTH", service = "gatehouse-auth", entrypoint = "AuthService"`. */

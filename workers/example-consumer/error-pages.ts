@@ -7,15 +7,9 @@
  * Every link is this worker's own path or the configured login URL, never text of the request;
  * everything interpolated is escaped. No inline script, no style attribute.
  */
-import {
-  type AppUser,
-  currentOrganizationSlug,
-  currentUser,
-  escapeHtml,
-  jsonError,
-  type Middleware,
-  wantsJson,
-} from "gatehouse-workers";
+import { jsonError, type Middleware } from "gatehouse-workers";
+import { type AppUser, currentOrganizationSlug, currentUser, wantsJson } from "gatehouse-workers/client";
+import { escapeHtml } from "gatehouse-workers/html";
 import { consumerHeader, page } from "./pages";
 
 interface Link {

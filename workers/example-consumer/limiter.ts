@@ -7,13 +7,13 @@
  * never counts a key itself, and a store the auth worker reports as failed is
  * a store failure here too, so this limiter's own `onStoreError` decides.
  */
+import type { AuthServiceClient } from "gatehouse-workers/client";
 import {
-  type AuthServiceClient,
   type RateCheckResult,
   RateLimitError,
   RateLimiter,
   type RateLimiterOptions,
-} from "gatehouse-workers";
+} from "gatehouse-workers/rate-limit";
 
 /**
  * @example

@@ -3,7 +3,8 @@
  * The example consumer's HTML: the SDK's shared look (`renderPage`) with this app's header, and
  * its pages. Everything interpolated is HTML-escaped; pages never show a session id or cookie.
  */
-import { type AppUser, escapeHtml, type OrganizationMembership, type PageHeader, renderPage } from "gatehouse-workers";
+import type { AppUser, OrganizationMembership } from "gatehouse-workers/client";
+import { escapeHtml, type PageHeader, renderPage } from "gatehouse-workers/html";
 
 /**
  * The header: where to go and, signed in, who with the sign-out button. Sign-out is a POST to this

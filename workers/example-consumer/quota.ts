@@ -8,7 +8,8 @@
  * draft-10 `RateLimit` headers tell what is left. It must
  * be registered after the `/api/*` guard: the key is the user's id.
  */
-import { type Application, AuthServiceClient, currentUser, type Middleware, Token, toHono } from "gatehouse-workers";
+import { type Application, type Middleware, Token, toHono } from "gatehouse-workers";
+import { AuthServiceClient, currentUser } from "gatehouse-workers/client";
 import type { ConsumerEnv } from "./env";
 import { rateLimitedPage, withErrorPages } from "./error-pages";
 import { AuthServiceRateLimiter } from "./limiter";

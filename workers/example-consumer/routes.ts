@@ -9,8 +9,9 @@
  * worker never sees the session secret or store. Its 403, 404, 429 and 5xx
  * answer browsers a page with a way out (error-pages.ts), API clients JSON.
  */
+import { type Application, ServiceProvider, Token, toHono } from "gatehouse-workers";
+import { OrgResolver, RoleMiddleware, redirectUrlProblem } from "gatehouse-workers/auth";
 import {
-  type Application,
   type AppUser,
   AuthServiceClient,
   AuthServiceError,
@@ -23,13 +24,9 @@ import {
   RecentAuthMiddleware,
   ServiceAuthMiddleware,
   ServiceLogoutHandler,
-  ServiceProvider,
-  Token,
-  toHono,
-} from "gatehouse-workers";
+} from "gatehouse-workers/client";
 // Request-only helpers of the auth module: no session store, secret or identity SDK
 // comes with them (bench-bundle checks that this worker bundles none of those).
-import { OrgResolver, RoleMiddleware, redirectUrlProblem } from "gatehouse-workers/auth";
 import type { ConsumerEnv } from "./env";
 import {
   forbiddenPage,

@@ -5,7 +5,8 @@
  * headers middleware comes first, so every answer (pages, JSON, redirects,
  * 401/403/404/429/503) carries them.
  */
-import { Application, SecurityHeadersMiddleware } from "gatehouse-workers";
+import { Application } from "gatehouse-workers";
+import { SecurityHeadersMiddleware } from "gatehouse-workers/security-headers";
 import type { ConsumerEnv } from "./env";
 import { ExampleConsumerProvider } from "./routes";
 

@@ -29,7 +29,7 @@ export interface PooledDbClientOptions {
 /**
  * @example
  * ```ts
- * import { PooledDbClient } from "gatehouse-workers";
+ * import { PooledDbClient } from "gatehouse-workers/bindings";
  *
  * const pg = new PooledDbClient(env.HYPERDRIVE);
  * const { results } = await pg.query("SELECT id, email FROM users WHERE id = $1", [userId]);

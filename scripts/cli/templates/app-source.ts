@@ -11,19 +11,17 @@ export function renderAppSource(name: string): string {
  * AUTH, which answers for every session (a session revoked there is refused here on the next
  * request). This worker never holds the auth worker's secrets or its session store.
  */
+import { Application, toHono } from "gatehouse-workers";
 import {
-  Application,
   type AuthServiceBinding,
   AuthServiceClient,
   currentUser,
   DEFAULT_TICKET_PATH,
-  escapeHtml,
-  renderPage,
-  SecurityHeadersMiddleware,
   ServiceAuthMiddleware,
   ServiceLogoutHandler,
-  toHono,
-} from "gatehouse-workers";
+} from "gatehouse-workers/client";
+import { escapeHtml, renderPage } from "gatehouse-workers/html";
+import { SecurityHeadersMiddleware } from "gatehouse-workers/security-headers";
 
 interface Env {
   /** The auth worker's AuthService entrypoint ("services" in wrangler.jsonc). */

@@ -5,7 +5,7 @@
  * shows a stack trace or a file path. The routes are those of workers/example-consumer/routes.ts.
  */
 import { env } from "cloudflare:workers";
-import { fakeRateLimiter, restoreRateLimiter } from "gatehouse-workers";
+import { fakeRateLimiter, restoreRateLimiter } from "gatehouse-workers/testing";
 import { describe, expect, it } from "vitest";
 import consumer, { type ConsumerEnv } from "../../../workers/example-consumer/worker";
 import { people, signIn } from "../../consumer/helpers";

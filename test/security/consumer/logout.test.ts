@@ -4,7 +4,7 @@
  * session at the auth worker over RPC; a GET, or a POST from another origin, signs nobody out.
  */
 import { env, exports } from "cloudflare:workers";
-import { AuthServiceClient } from "gatehouse-workers";
+import { AuthServiceClient } from "gatehouse-workers/client";
 import { describe, expect, it } from "vitest";
 import { logoutRefusal } from "../../../client-sdk/auth-service";
 import { APP, people, signIn } from "../../consumer/helpers";

@@ -3,8 +3,9 @@
  * Request-scoped values the auth middleware set for handlers and later
  * middleware: the signed-in user, the session, the current organization.
  * Read them with `currentUser(request)` etc.; they live as long as the request.
- * The session and organization keys live in the SDK core (`gatehouse-workers`), so the
- * service-binding middleware of consuming workers sets the very same keys.
+ * The session and organization keys live in the client SDK (client-sdk/auth-context, public
+ * as `gatehouse-workers/client`), so the service-binding middleware of consuming workers sets
+ * the very same keys.
  */
 import {
   CurrentOrganizationSlug,

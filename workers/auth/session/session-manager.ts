@@ -29,7 +29,7 @@ import type { UserDirectory } from "./user-directory";
 export { type ResolvedSession, type SignInFacts, toAppUser } from "./lifecycle";
 export { REFUSED_GRACE_MS, type SessionMeta } from "./security-record";
 
-/** Anything with a raw KV namespace (`KVStore` from `gatehouse-workers`), or the namespace itself. */
+/** Anything with a raw KV namespace (`KVStore` from `gatehouse-workers/bindings`), or the namespace itself. */
 export type SessionKV = KVNamespace | { readonly raw: KVNamespace };
 type Cookie = string | null | undefined;
 type AccessToken = { accessToken: string; expiresAt: number };

@@ -19,7 +19,7 @@ export type { PooledDbDriver, PooledDbRow } from "..";
 /**
  * @example
  * ```ts
- * import { PlatformServiceProvider, PooledDbClient } from "gatehouse-workers";
+ * import { PlatformServiceProvider, PooledDbClient } from "gatehouse-workers/bindings";
  * import { postgresDriver } from "gatehouse-workers/hyperdrive";
  *
  * new PooledDbClient(env.HYPERDRIVE, { driver: postgresDriver });
