@@ -135,6 +135,7 @@ export {
 // Rate limiting
 export {
   DORateLimiter,
+  type DORateLimiterOptions,
   defaultKeyExtractor,
   edgeAddressKeyExtractor,
   fakeRateLimiter,
