@@ -146,7 +146,10 @@ export class DORateLimiter extends RateLimiter {
     return [...leased, ...(await this.#check(stub, call, rest))];
   }
 
-  /** A hot key's call: leases `count` checks plus the reserve; the checks take the first of the grant, the isolate keeps the rest until `now + ttlMs`. */
+  /**
+   * A hot key's call: leases `count` checks plus the reserve. The checks take the first of the
+   * grant, in arrival order; the isolate keeps the rest until `now + ttlMs`.
+   */
   async #lease(
     stub: RateCheckStub,
     book: LeaseBook,
