@@ -7,6 +7,7 @@
  */
 export {
   DORateLimiter,
+  type DORateLimiterOptions,
   defaultKeyExtractor,
   edgeAddressKeyExtractor,
   type KeyExtractor,
@@ -17,6 +18,8 @@ export {
   type RateCheckRequest,
   type RateCheckResponse,
   type RateCheckResult,
+  type RateLeaseCall,
+  type RateLeaseResult,
   type RateLimitDecision,
   RateLimitError,
   type RateLimitErrorCode,
@@ -27,6 +30,8 @@ export {
   type RateLimiterOptions,
   type RateLimitLogger,
   type RateLimitSource,
+  type RateReleaseCall,
+  type RateReleaseResult,
   type StoreErrorPolicy,
   type StoreUnavailableBody,
 } from "../rate-limit";

@@ -6,23 +6,35 @@
  * requests for a key admit exactly `limit`. Concurrent checks of one key in an
  * isolate are coalesced (`Coalescer`): one call asks the object for N decisions,
  * which it takes in arrival order, so exactness is unchanged and a hot key costs
- * one round trip per batch instead of one per check. It must never count a key
- * itself, and never share a stub between requests: each batch is sent by one of
- * its own checks, from that check's request.
+ * one round trip per batch instead of one per check. A key hot in the isolate
+ * (`lease.ts`) is leased instead: the batch and a reserve are debited at the
+ * object in one call and the reserve is admitted here, so a hot key costs one
+ * call per reserve, not per batch, and admissions stay within `limit` across
+ * any number of isolates. It must never admit what the object did not debit,
+ * and never share a stub between requests: each batch (and each return of a
+ * lease) is sent by one of its own checks, from that check's request.
  */
 import { Coalescer } from "../core/coalesce";
 import { perBindingScope } from "../core/isolate-scope";
 import type { RateLimiterOptions } from "./config";
+import { RateLimitError } from "./errors";
+import { type LeaseBook, leasable, leaseBookFor } from "./lease";
 import { RateLimiter } from "./limiter";
 import { type BlockedKeys, blockedKeysFor } from "./memory";
 import {
   expandBatch,
   isBatchResult,
+  isLeaseResult,
   MAX_BATCH_COUNT,
+  MAX_LIMIT,
   type RateCheckBatchCall,
   type RateCheckBatchResult,
   type RateCheckCall,
   type RateCheckResult,
+  type RateLeaseCall,
+  type RateLeaseResult,
+  type RateReleaseCall,
+  type RateReleaseResult,
 } from "./protocol";
 import { fixedWindow } from "./window";
 
@@ -30,6 +42,18 @@ import { fixedWindow } from "./window";
 export interface RateCheckStub {
   check(call: RateCheckCall): Promise<RateCheckResult>;
   checkBatch(call: RateCheckBatchCall): Promise<RateCheckBatchResult>;
+  lease(call: RateLeaseCall): Promise<RateLeaseResult>;
+  release(call: RateReleaseCall): Promise<RateReleaseResult>;
+}
+
+/** `RateLimiterOptions` plus what only the Durable Object limiter does. */
+export interface DORateLimiterOptions extends RateLimiterOptions {
+  /**
+   * Lease slices of a hot key's window from its object and admit from them in the isolate
+   * (issue 29; `lease.ts`). Default `true`. Policies with a limit under 512 never lease; a key
+   * leases once this isolate has sent it 64 checks in the window. `false`: one call per batch.
+   */
+  leasing?: boolean;
 }
 
 /**
@@ -60,10 +84,16 @@ const coalescerFor = /* @__PURE__ */ perBindingScope(
 export class DORateLimiter extends RateLimiter {
   protected readonly storeName = "durable-object";
   readonly #client: RateLimiterObjects;
+  readonly #leasing: boolean;
 
-  constructor(doClient: RateLimiterObjects, config: RateLimiterOptions) {
+  constructor(doClient: RateLimiterObjects, config: DORateLimiterOptions) {
     super(config);
     this.#client = doClient;
+    const leasing = config.leasing ?? true;
+    if (typeof leasing !== "boolean") {
+      throw new RateLimitError("invalid_config", { message: "leasing must be true or false" });
+    }
+    this.#leasing = leasing && leasable(this.limit);
   }
 
   /** The Durable Object name a key is counted under: `prefix + key`. */
@@ -84,19 +114,75 @@ export class DORateLimiter extends RateLimiter {
       call.now = now;
       lane = `${key}|${fixedWindow(now, this.window).index}`;
     }
+    const book = this.#leasing ? leaseBookFor(this.#client.raw, this.scope, this.limit) : undefined;
+    // A lease this isolate holds answers at once, with no call.
+    const [leased] = book?.take(key, now) ?? [];
+    if (leased) return leased;
     // Each check keeps its own deadline (the base class); a batch needs none of its own. A call in
     // flight longer than that deadline has a sender whose request went away.
     return coalescerFor(this.#client.raw, this.scope).run(
       lane,
-      (count) => this.#send(call, count),
+      (count) => this.#send(call, count, now, book),
       this.options.timeoutMs,
     );
   }
 
   /** One call for `count` checks, made by the check that leads the batch, from its own request. */
-  async #send(call: RateCheckCall, count: number): Promise<RateCheckResult[]> {
+  async #send(call: RateCheckCall, count: number, now: number, book?: LeaseBook): Promise<RateCheckResult[]> {
+    // A lease may have come in while these checks queued behind the previous call.
+    const leased = book?.take(call.key, now, count) ?? [];
+    if (leased.length === count) return leased;
+    const rest = count - leased.length;
+    const windowIndex = fixedWindow(now, this.window).index;
     // A stub per call, made in the request that sends it: Workers forbid I/O on behalf of another request.
     const stub = this.#client.get(this.objectName(call.key)) as unknown as RateCheckStub;
+    if (book) await giveBack(stub, book, call);
+    if (book?.isHot(call.key, windowIndex)) {
+      return [...leased, ...(await this.#lease(stub, book, call, rest, now, windowIndex))];
+    }
+    book?.sent(call.key, windowIndex, rest);
+    return [...leased, ...(await this.#check(stub, call, rest))];
+  }
+
+  /**
+   * A hot key's call: leases `count` checks plus the reserve. The checks take the first of the
+   * grant, in arrival order; the isolate keeps the rest until `now + ttlMs`.
+   */
+  async #lease(
+    stub: RateCheckStub,
+    book: LeaseBook,
+    call: RateCheckCall,
+    count: number,
+    now: number,
+    windowIndex: number,
+  ): Promise<RateCheckResult[]> {
+    const want = Math.min(MAX_LIMIT, count + book.reserve(call.key));
+    book.sent(call.key, windowIndex, count);
+    const answer: unknown = await stub.lease({ ...call, want });
+    if (!isLeaseResult(answer, want)) throw new TypeError("RateLimiterDO answered a lease with an unexpected shape");
+    const { granted, remaining, resetAt, retryAfter, leaseId, ttlMs } = answer;
+    const admitted = Math.min(count, granted);
+    const kept = granted - admitted;
+    if (kept > 0) {
+      book.hold(call.key, windowIndex, {
+        id: leaseId!,
+        left: kept,
+        reserved: kept,
+        // With an injected clock the lease's window is on that clock: never admit from it before it starts.
+        from: this.options.clockInjected ? resetAt - this.window * 1000 : 0,
+        // From this send's own clock reading, taken before the object's: never later than its expiry.
+        until: now + ttlMs!,
+        resetAt,
+        remaining,
+      });
+    }
+    const batch: RateCheckBatchResult = { admitted, remaining: remaining + kept, resetAt };
+    if (retryAfter !== undefined) batch.retryAfter = retryAfter;
+    return expandBatch(batch, count);
+  }
+
+  /** A plain check or batch: the object decides every check. */
+  async #check(stub: RateCheckStub, call: RateCheckCall, count: number): Promise<RateCheckResult[]> {
     if (count === 1) {
       const { allowed, remaining, retryAfter, resetAt } = await stub.check(call);
       return [retryAfter === undefined ? { allowed, remaining, resetAt } : { allowed, remaining, retryAfter, resetAt }];
@@ -104,5 +190,16 @@ export class DORateLimiter extends RateLimiter {
     const answer: unknown = await stub.checkBatch({ ...call, count });
     if (!isBatchResult(answer, count)) throw new TypeError("RateLimiterDO answered a batch with an unexpected shape");
     return expandBatch(answer, count);
+  }
+}
+
+/**
+ * Gives back what ended leases of the key left, before the call that follows: each return is
+ * idempotent at the object, so one that failed (and failed its batch) is simply sent again next time.
+ */
+async function giveBack(stub: RateCheckStub, book: LeaseBook, call: RateCheckCall): Promise<void> {
+  for (const { id, unused } of [...book.returnsDue(call.key)]) {
+    await stub.release({ ...call, leaseId: id, unused });
+    book.returned(call.key, id);
   }
 }

@@ -14,7 +14,12 @@ export {
   type RateLimitLogger,
   type StoreErrorPolicy,
 } from "./config";
-export { DORateLimiter, type RateCheckStub, type RateLimiterObjects } from "./durable-object";
+export {
+  DORateLimiter,
+  type DORateLimiterOptions,
+  type RateCheckStub,
+  type RateLimiterObjects,
+} from "./durable-object";
 export { RateLimitError, type RateLimitErrorCode } from "./errors";
 export { activeRateLimiterFake, fakeRateLimiter, RateLimiterFake, restoreRateLimiter } from "./fake";
 export {
@@ -40,6 +45,7 @@ export { BlockedKeys, blockedKeysFor, MAX_BLOCKED_KEYS } from "./memory";
 export {
   expandBatch,
   isBatchResult,
+  LEASE_TTL_MS,
   MAX_BATCH_COUNT,
   MAX_CHECK_BODY_BYTES,
   MAX_KEY_LENGTH,
@@ -52,6 +58,10 @@ export {
   type RateCheckRequest,
   type RateCheckResponse,
   type RateCheckResult,
+  type RateLeaseCall,
+  type RateLeaseResult,
+  type RateReleaseCall,
+  type RateReleaseResult,
   validateRateCheck,
   validateRateCheckBatch,
 } from "./protocol";

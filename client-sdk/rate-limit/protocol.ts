@@ -1,8 +1,9 @@
 /**
  * @module
  * The rate-check protocol shared by `RateLimiterDO` and `DORateLimiter`:
- * request and result shapes, bounds, and the pure validator of a `/check`
- * body. The validator returns a tagged result and must never throw.
+ * request and result shapes (checks, batches, and the leases of a hot key's
+ * budget), bounds, and the pure validators of a `/check` body and of the RPC
+ * arguments. Validators return a tagged result and must never throw.
  */
 import { DEFAULT_MAX_BATCH } from "../core/coalesce";
 
@@ -98,7 +99,10 @@ export type RateCheckInvalidReason =
   | "invalid_limit"
   | "invalid_window"
   | "invalid_now"
-  | "invalid_count";
+  | "invalid_count"
+  | "invalid_want"
+  | "invalid_lease_id"
+  | "invalid_unused";
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; reason: RateCheckInvalidReason; message: string };
 
@@ -143,4 +147,98 @@ export function validateRateCheckBatch(input: unknown): Validated<RateCheckBatch
     return { ok: false, reason: "invalid_count", message: `count must be an integer from 1 to ${MAX_BATCH_COUNT}` };
   }
   return { ok: true, value: { ...check.value, count } };
+}
+
+/**
+ * A lease of a hot key's budget (RPC): the object debits up to `want` admissions from the current
+ * window at once, as if that many checks had been admitted, and the caller admits them itself.
+ */
+export interface RateLeaseCall extends RateCheckCall {
+  /** Admissions asked for, 1 to `MAX_LIMIT`. */
+  want: number;
+}
+
+/** The answer to a lease. `leaseId` and `ttlMs` are present when `granted` > 0. */
+export interface RateLeaseResult {
+  /** Admissions debited for the caller, 0 to `want`. */
+  granted: number;
+  /** Left in the window after the grant. */
+  remaining: number;
+  resetAt: number;
+  /** Present when fewer than `want` were granted. */
+  retryAfter?: number;
+  /** Names the lease for `release`. */
+  leaseId?: string;
+  /**
+   * How long after it sent the call the caller may admit from the lease: at most `LEASE_TTL_MS`,
+   * never past `resetAt`. Measured from the caller's own send time, so its clock never over-reaches.
+   */
+  ttlMs?: number;
+}
+
+/** Gives back the `unused` admissions of a lease (RPC). Credited once per lease, in its own window only. */
+export interface RateReleaseCall extends RateCheckCall {
+  leaseId: string;
+  /** Admissions of the lease the caller never made; the object credits at most what it granted. */
+  unused: number;
+}
+
+export interface RateReleaseResult {
+  /** Admissions credited back by the first return of this lease (a retried return credits nothing more). */
+  credited: number;
+  remaining: number;
+  resetAt: number;
+}
+
+/** Longest a lease may be used: 10 s, and never past the end of its window. */
+export const LEASE_TTL_MS = 10_000;
+/** Longest accepted lease id (the object makes UUIDs). */
+export const MAX_LEASE_ID_LENGTH = 64;
+
+/** Validates an RPC lease argument: a check plus `want`. */
+export function validateRateLease(input: unknown): Validated<RateLeaseCall> {
+  const check = validateRateCheck(input, { allowNow: true });
+  if (!check.ok) return check;
+  const { want } = input as Record<string, unknown>;
+  if (!isIntegerIn(want, 1, MAX_LIMIT)) {
+    return { ok: false, reason: "invalid_want", message: `want must be an integer from 1 to ${MAX_LIMIT}` };
+  }
+  return { ok: true, value: { ...check.value, want } };
+}
+
+/** Validates an RPC release argument: a check plus `leaseId` and `unused`. */
+export function validateRateRelease(input: unknown): Validated<RateReleaseCall> {
+  const check = validateRateCheck(input, { allowNow: true });
+  if (!check.ok) return check;
+  const { leaseId, unused } = input as Record<string, unknown>;
+  if (typeof leaseId !== "string" || leaseId.length === 0 || leaseId.length > MAX_LEASE_ID_LENGTH) {
+    return {
+      ok: false,
+      reason: "invalid_lease_id",
+      message: `leaseId must be a string of 1 to ${MAX_LEASE_ID_LENGTH} characters`,
+    };
+  }
+  if (!isIntegerIn(unused, 0, MAX_LIMIT)) {
+    return { ok: false, reason: "invalid_unused", message: `unused must be an integer from 0 to ${MAX_LIMIT}` };
+  }
+  return { ok: true, value: { ...check.value, leaseId, unused } };
+}
+
+/** True when `value` has the shape of a lease answer for `want` admissions. */
+export function isLeaseResult(value: unknown, want: number): value is RateLeaseResult {
+  if (typeof value !== "object" || value === null) return false;
+  const { granted, remaining, resetAt, retryAfter, leaseId, ttlMs } = value as Record<string, unknown>;
+  return (
+    isIntegerIn(granted, 0, want) &&
+    isIntegerIn(remaining, 0, MAX_LIMIT) &&
+    isIntegerIn(resetAt, 0, Number.MAX_SAFE_INTEGER) &&
+    (granted === want
+      ? retryAfter === undefined || isIntegerIn(retryAfter, 1, MAX_WINDOW_SECONDS)
+      : isIntegerIn(retryAfter, 1, MAX_WINDOW_SECONDS)) &&
+    (granted === 0 ||
+      (typeof leaseId === "string" &&
+        leaseId.length > 0 &&
+        leaseId.length <= MAX_LEASE_ID_LENGTH &&
+        isIntegerIn(ttlMs, 0, LEASE_TTL_MS)))
+  );
 }

@@ -5,28 +5,45 @@
  * inside it too, so a direct `POST /check` with several keys never mixes
  * them. `check` (RPC) counts atomically: the SQLite API is
  * synchronous and nothing awaits between read and write, so concurrent
- * checks never overshoot. `fetch` is a thin JSON wrapper (POST /check) that
- * answers bad input with 4xx JSON, never a 500. An alarm drops finished windows.
+ * checks never overshoot. `lease` debits a slice of a hot key's window at
+ * once for an isolate to admit from itself, and `release` credits back what
+ * it did not use, once per lease and in the same window only, so admissions
+ * by the object plus admissions from leases never exceed `limit`. `fetch` is a
+ * thin JSON wrapper (POST /check) that answers bad input with 4xx JSON, never
+ * a 500. An alarm drops finished windows and their leases.
  */
 import { DurableObject } from "cloudflare:workers";
 import { errorResponse, jsonError } from "../../client-sdk/core/errors";
 import {
+  LEASE_TTL_MS,
   MAX_CHECK_BODY_BYTES,
   type RateCheckBatchCall,
   type RateCheckBatchResult,
   type RateCheckCall,
   type RateCheckResponse,
   type RateCheckResult,
+  type RateLeaseCall,
+  type RateLeaseResult,
+  type RateReleaseCall,
+  type RateReleaseResult,
   validateRateCheck,
   validateRateCheckBatch,
+  validateRateLease,
+  validateRateRelease,
 } from "../../client-sdk/rate-limit/protocol";
 import { fixedWindow, retryAfterSeconds } from "../../client-sdk/rate-limit/window";
 import { objectNow } from "../clock";
 import {
   CREATE_RATE_COUNTS,
+  CREATE_RATE_LEASES,
   DELETE_FINISHED,
+  DELETE_FINISHED_LEASES,
   DROP_LEGACY,
+  INSERT_LEASE,
+  type LeaseRow,
+  MARK_RETURNED,
   NEXT_RESET,
+  SELECT_LEASE,
   SELECT_WINDOW,
   UPSERT_WINDOW,
   type WindowRow,
@@ -77,7 +94,66 @@ export class RateLimiterDO<Env = unknown> extends DurableObject<Env> {
     const valid = validateRateCheckBatch(call);
     if (!valid.ok) throw new RangeError(`${valid.reason}: ${valid.message}`);
     const { key, limit, window, now = objectNow(), count } = valid.value;
-    return this.#count(key, limit, window, now, count);
+    const { start: _, ...result } = this.#count(key, limit, window, now, count);
+    return result;
+  }
+
+  /**
+   * Leases up to `want` admissions of the current window to the caller, which
+   * admits them itself: debited here at once (in the same write as the lease's
+   * row), so they count against `limit` whether or not the caller ever uses
+   * them. The caller may admit from the lease for `ttlMs` after it sent the
+   * call, never past the window; what it does not use it gives back with
+   * `release`. A grant of 0 is a refusal and records no lease. Throws a
+   * `RangeError` on invalid input.
+   */
+  lease(call: RateLeaseCall): RateLeaseResult {
+    const valid = validateRateLease(call);
+    if (!valid.ok) throw new RangeError(`${valid.reason}: ${valid.message}`);
+    const { key, limit, window, now = objectNow(), want } = valid.value;
+    const { admitted: granted, remaining, resetAt, retryAfter, start } = this.#count(key, limit, window, now, want);
+    const answer: RateLeaseResult =
+      retryAfter === undefined ? { granted, remaining, resetAt } : { granted, remaining, retryAfter, resetAt };
+    if (granted === 0) return answer;
+    const expiresAt = Math.min(resetAt, now + LEASE_TTL_MS);
+    const leaseId = crypto.randomUUID();
+    this.#sql().exec(INSERT_LEASE, key, window * 1000, limit, leaseId, start, granted, expiresAt);
+    return { ...answer, leaseId, ttlMs: Math.max(0, expiresAt - now) };
+  }
+
+  /**
+   * Credits back `unused` admissions of a lease: at most what it granted, only
+   * while its window is still the current one, and only the first time
+   * (a retried return answers the same `credited` and changes nothing). An
+   * unknown or finished lease credits 0. Throws a `RangeError` on invalid input.
+   */
+  release(call: RateReleaseCall): RateReleaseResult {
+    const valid = validateRateRelease(call);
+    if (!valid.ok) throw new RangeError(`${valid.reason}: ${valid.message}`);
+    const { key, limit, window, now = objectNow(), leaseId, unused } = valid.value;
+    const windowMs = window * 1000;
+    const sql = this.#sql();
+    const id = windowId(key, windowMs, limit);
+    const state = this.#windows.get(id) ?? this.#load(key, windowMs, limit);
+    const current = fixedWindow(now, window);
+    const row = sql.exec<LeaseRow>(SELECT_LEASE, key, windowMs, limit, leaseId).toArray()[0];
+    let credited = row?.returned ?? 0;
+    if (row && row.returned === null) {
+      // Only into the window the lease was taken from, while it is still the object's newest.
+      if (state && state.start === row.start_ms && row.start_ms >= current.start) {
+        credited = Math.min(unused, row.granted, state.count);
+        state.count -= credited;
+        sql.exec(UPSERT_WINDOW, key, windowMs, limit, state.start, state.count);
+        this.#windows.set(id, state);
+      } else {
+        credited = 0;
+      }
+      sql.exec(MARK_RETURNED, credited, key, windowMs, limit, leaseId);
+    }
+    if (state && state.start >= current.start) {
+      return { credited, remaining: limit - state.count, resetAt: state.start + windowMs };
+    }
+    return { credited, remaining: limit, resetAt: current.resetAt };
   }
 
   /** POST /check with `{ key, limit, window }` → `{ allowed, remaining, retryAfter? }`. */
@@ -114,6 +190,7 @@ export class RateLimiterDO<Env = unknown> extends DurableObject<Env> {
     const sql = this.#sql();
     const now = objectNow();
     sql.exec(DELETE_FINISHED, now);
+    sql.exec(DELETE_FINISHED_LEASES, now);
     for (const [id, state] of this.#windows) {
       if (state.start + state.windowMs <= now) this.#windows.delete(id);
     }
@@ -129,10 +206,15 @@ export class RateLimiterDO<Env = unknown> extends DurableObject<Env> {
     }
   }
 
-  #count(key: string, limit: number, window: number, now: number, count: number): RateCheckBatchResult {
+  #count(
+    key: string,
+    limit: number,
+    window: number,
+    now: number,
+    count: number,
+  ): RateCheckBatchResult & { start: number } {
     const windowMs = window * 1000;
-    // JSON keeps keys with any characters apart from the numbers.
-    const id = JSON.stringify([key, windowMs, limit]);
+    const id = windowId(key, windowMs, limit);
     const current = fixedWindow(now, window);
     let state = this.#windows.get(id) ?? this.#load(key, windowMs, limit);
     // A caller whose clock lags keeps counting in the newest window the object has seen.
@@ -146,9 +228,10 @@ export class RateLimiterDO<Env = unknown> extends DurableObject<Env> {
       if (state.count === admitted) this.#scheduleAlarm(resetAt);
     }
     const remaining = limit - state.count;
+    const start = state.start;
     // A refusal writes nothing, so a batch of refusals also waits for no storage commit.
-    if (admitted === count) return { admitted, remaining, resetAt };
-    return { admitted, remaining, retryAfter: Math.min(window, retryAfterSeconds(resetAt, now)), resetAt };
+    if (admitted === count) return { admitted, remaining, resetAt, start };
+    return { admitted, remaining, retryAfter: Math.min(window, retryAfterSeconds(resetAt, now)), resetAt, start };
   }
 
   #load(key: string, windowMs: number, limit: number): WindowState | undefined {
@@ -168,10 +251,16 @@ export class RateLimiterDO<Env = unknown> extends DurableObject<Env> {
     if (!this.#schemaReady) {
       sql.exec(DROP_LEGACY);
       sql.exec(CREATE_RATE_COUNTS);
+      sql.exec(CREATE_RATE_LEASES);
       this.#schemaReady = true;
     }
     return sql;
   }
+}
+
+/** The cache key of one counter. JSON keeps keys with any characters apart from the numbers. */
+function windowId(key: string, windowMs: number, limit: number): string {
+  return JSON.stringify([key, windowMs, limit]);
 }
 
 function tooLarge(): Response {

@@ -12,17 +12,34 @@ import type {
   RateCheckBatchResult,
   RateCheckCall,
   RateCheckResult,
+  RateLeaseCall,
+  RateLeaseResult,
+  RateReleaseCall,
+  RateReleaseResult,
 } from "gatehouse-workers/rate-limit";
 import { DORateLimiter, KVRateLimiter } from "gatehouse-workers/rate-limit";
 
 export { RateLimiterDO };
 
-/** Counts every check that reaches it, so tests can prove a round trip did not happen. */
+/** Counts every call that reaches it, so tests can prove a round trip did not happen. */
 export class CountingRateLimiterDO extends RateLimiterDO {
-  /** Calls that reached the object (a batch is one). */
+  /** Calls that reached the object (a batch is one, a lease one, a return one). */
   served = 0;
-  /** Checks those calls asked for. */
+  /** Checks the check and batch calls asked for. */
   checks = 0;
+  /** Lease calls, and return calls. */
+  leases = 0;
+  releases = 0;
+  override lease(call: RateLeaseCall): RateLeaseResult {
+    this.served++;
+    this.leases++;
+    return super.lease(call);
+  }
+  override release(call: RateReleaseCall): RateReleaseResult {
+    this.served++;
+    this.releases++;
+    return super.release(call);
+  }
   override check(call: RateCheckCall): RateCheckResult {
     this.served++;
     this.checks++;
