@@ -66,6 +66,7 @@ export type {
   SessionManagerOptions,
 } from "./session/config";
 export { KVSessionStore, type SessionRecord } from "./session/kv-session-store";
+export type { DeploymentPolicies, PolicySource } from "./session/policy";
 export {
   type ResolvedSession,
   type SessionKV,

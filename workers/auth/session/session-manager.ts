@@ -31,10 +31,6 @@ export { REFUSED_GRACE_MS, type SessionMeta } from "./security-record";
 
 /** Anything with a raw KV namespace (`KVStore` from `gatehouse-workers/bindings`), or the namespace itself. */
 export type SessionKV = KVNamespace | { readonly raw: KVNamespace };
-type Cookie = string | null | undefined;
-type AccessToken = { accessToken: string; expiresAt: number };
-type Ticket = { ticket: string; userId: string; sessionId: string; expiresAt: number };
-type Reason = "logout" | "revoked" | "replaced" | "replaced_by_other_user";
 
 export class SessionManager {
   readonly store: KVSessionStore;
@@ -73,12 +69,15 @@ export class SessionManager {
   }
 
   /** `resolveSession` for a raw Cookie header (the RPC); a revoked cookie's use is told to its timeline (with `seen`). */
-  async resolveCookieHeader(cookieHeader: Cookie, seen: SessionMeta = {}): Promise<ResolvedSession | null> {
+  async resolveCookieHeader(
+    cookieHeader: string | null | undefined,
+    seen: SessionMeta = {},
+  ): Promise<ResolvedSession | null> {
     return this.#doors.lifecycle.resolve(cookieHeader, seen);
   }
 
   /** The verified public session id carried by a Cookie header, or null. */
-  async sessionIdFromCookieHeader(cookieHeader: Cookie): Promise<string | null> {
+  async sessionIdFromCookieHeader(cookieHeader: string | null | undefined): Promise<string | null> {
     return sessionIdOf(this.signer, this.config.cookieName, cookieHeader);
   }
 
@@ -131,7 +130,7 @@ export class SessionManager {
   async revokeSessionOf(
     userId: string,
     sessionId: string,
-    reason: Reason = "revoked",
+    reason: "logout" | "revoked" | "replaced" | "replaced_by_other_user" = "revoked",
     actor: Actor = SELF,
   ): Promise<Revoked | null> {
     return this.#doors.lifecycle.revokeOf(userId, sessionId, reason, actor);
@@ -175,17 +174,19 @@ export class SessionManager {
 
   // ---- provider access (provider-access.ts) ------------------------------------------------
   /** A fresh access token of the identity provider for this request's session (see `ProviderAccess.accessToken`). */
-  async getAccessToken(request: Request): Promise<AccessToken> {
+  async getAccessToken(request: Request): Promise<{ accessToken: string; expiresAt: number }> {
     return this.accessTokenFor(request.headers.get("Cookie"));
   }
 
   /** `getAccessToken` for a raw Cookie header (the service-binding RPC). */
-  async accessTokenFor(cookieHeader: Cookie): Promise<AccessToken> {
+  async accessTokenFor(cookieHeader: string | null | undefined): Promise<{ accessToken: string; expiresAt: number }> {
     return this.#doors.provider.accessToken(cookieHeader);
   }
 
   /** A single-use ticket for the live channel of the session in this Cookie header, or null (see live-ticket.ts). */
-  async liveTicket(cookieHeader: Cookie): Promise<Ticket | null> {
+  async liveTicket(
+    cookieHeader: string | null | undefined,
+  ): Promise<{ ticket: string; userId: string; sessionId: string; expiresAt: number } | null> {
     return this.#doors.provider.liveTicket(cookieHeader);
   }
 
