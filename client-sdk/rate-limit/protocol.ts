@@ -74,11 +74,19 @@ export function expandBatch(result: RateCheckBatchResult, count: number): RateCh
 export function isBatchResult(value: unknown, count: number): value is RateCheckBatchResult {
   if (typeof value !== "object" || value === null) return false;
   const { admitted, remaining, resetAt, retryAfter } = value as Record<string, unknown>;
+  return isAnswerTo(count, admitted, remaining, resetAt, retryAfter);
+}
+
+/**
+ * The part every counting answer shares (a batch's, a lease's): `taken` of `asked` admissions, what
+ * the window has left, when it resets, and a retry delay exactly when not all were taken.
+ */
+function isAnswerTo(asked: number, taken: unknown, remaining: unknown, resetAt: unknown, retryAfter: unknown): boolean {
   return (
-    isIntegerIn(admitted, 0, count) &&
+    isIntegerIn(taken, 0, asked) &&
     isIntegerIn(remaining, 0, MAX_LIMIT) &&
     isIntegerIn(resetAt, 0, Number.MAX_SAFE_INTEGER) &&
-    (admitted === count
+    (taken === asked
       ? retryAfter === undefined || isIntegerIn(retryAfter, 1, MAX_WINDOW_SECONDS)
       : isIntegerIn(retryAfter, 1, MAX_WINDOW_SECONDS))
   );
@@ -140,13 +148,26 @@ export function validateRateCheck(input: unknown, { allowNow = false } = {}): Va
 
 /** Validates an RPC batch argument: a check plus `count`. */
 export function validateRateCheckBatch(input: unknown): Validated<RateCheckBatchCall> {
+  return checkPlusInteger(input, "count", 1, MAX_BATCH_COUNT);
+}
+
+/**
+ * The RPC arguments that are a check plus one integer (`count` of a batch, `want` of a lease):
+ * the check's own validation, then `field` within [min, max], refused as `invalid_<field>`.
+ */
+function checkPlusInteger<F extends "count" | "want">(
+  input: unknown,
+  field: F,
+  min: number,
+  max: number,
+): Validated<RateCheckCall & { [K in F]: number }> {
   const check = validateRateCheck(input, { allowNow: true });
   if (!check.ok) return check;
-  const { count } = input as Record<string, unknown>;
-  if (!isIntegerIn(count, 1, MAX_BATCH_COUNT)) {
-    return { ok: false, reason: "invalid_count", message: `count must be an integer from 1 to ${MAX_BATCH_COUNT}` };
+  const value = (input as Record<string, unknown>)[field];
+  if (!isIntegerIn(value, min, max)) {
+    return { ok: false, reason: `invalid_${field}`, message: `${field} must be an integer from ${min} to ${max}` };
   }
-  return { ok: true, value: { ...check.value, count } };
+  return { ok: true, value: { ...check.value, [field]: value } as RateCheckCall & { [K in F]: number } };
 }
 
 /**
@@ -197,13 +218,7 @@ export const MAX_LEASE_ID_LENGTH = 64;
 
 /** Validates an RPC lease argument: a check plus `want`. */
 export function validateRateLease(input: unknown): Validated<RateLeaseCall> {
-  const check = validateRateCheck(input, { allowNow: true });
-  if (!check.ok) return check;
-  const { want } = input as Record<string, unknown>;
-  if (!isIntegerIn(want, 1, MAX_LIMIT)) {
-    return { ok: false, reason: "invalid_want", message: `want must be an integer from 1 to ${MAX_LIMIT}` };
-  }
-  return { ok: true, value: { ...check.value, want } };
+  return checkPlusInteger(input, "want", 1, MAX_LIMIT);
 }
 
 /** Validates an RPC release argument: a check plus `leaseId` and `unused`. */
@@ -229,12 +244,7 @@ export function isLeaseResult(value: unknown, want: number): value is RateLeaseR
   if (typeof value !== "object" || value === null) return false;
   const { granted, remaining, resetAt, retryAfter, leaseId, ttlMs } = value as Record<string, unknown>;
   return (
-    isIntegerIn(granted, 0, want) &&
-    isIntegerIn(remaining, 0, MAX_LIMIT) &&
-    isIntegerIn(resetAt, 0, Number.MAX_SAFE_INTEGER) &&
-    (granted === want
-      ? retryAfter === undefined || isIntegerIn(retryAfter, 1, MAX_WINDOW_SECONDS)
-      : isIntegerIn(retryAfter, 1, MAX_WINDOW_SECONDS)) &&
+    isAnswerTo(want, granted, remaining, resetAt, retryAfter) &&
     (granted === 0 ||
       (typeof leaseId === "string" &&
         leaseId.length > 0 &&

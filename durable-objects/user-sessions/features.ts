@@ -80,17 +80,16 @@ export function buildFeatures(
 }
 
 /** Counts for tests and operators (`UserSessions.stats`): rows, tombstones, pending KV marks, sockets, events. */
-export function objectStats(
-  sql: SqlStorage,
-  sockets: Iterable<Connection>,
-): {
+export interface ObjectStats {
   sessions: number;
   tombstones: number;
   pendingKvDeletes: number;
   sockets: number;
   events: number;
   pendingDeliveries: number;
-} {
+}
+
+export function objectStats(sql: SqlStorage, sockets: Iterable<Connection>): ObjectStats {
   return {
     sessions: countRows(sql, "sessions"),
     tombstones: countRows(sql, "tombstones"),

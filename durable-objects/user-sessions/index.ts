@@ -21,7 +21,7 @@ import type {
 import { objectNow } from "../clock";
 import { runAlarm } from "./alarms";
 import type { ServerEnv } from "./context";
-import { buildFeatures, type Features, objectStats } from "./features";
+import { buildFeatures, type Features, type ObjectStats, objectStats } from "./features";
 import { answerPing, closeOnError, joinedOf, joinSocket, liveTags, serveLive } from "./live";
 import type { AccessTokenAnswer, TokenRefresher } from "./provider-access";
 import {
@@ -186,14 +186,7 @@ export class UserSessions extends Server<ServerEnv> {
   }
 
   /** Counts for tests and operators: rows, tombstones, pending KV deletes, open sockets. */
-  stats(): {
-    sessions: number;
-    tombstones: number;
-    pendingKvDeletes: number;
-    sockets: number;
-    events: number;
-    pendingDeliveries: number;
-  } {
+  stats(): ObjectStats {
     return objectStats(this.ctx.storage.sql, this.getConnections());
   }
 

@@ -12,7 +12,7 @@ import { isOrganizationId, isReceiptId, isUserId } from "../../ids";
 import { POLICY_JSON_HINT, validatePolicy } from "../../session/policy";
 import type { SessionManager } from "../../session/session-manager";
 import type { OperatorLog } from "../operator-log";
-import { adminActor, json } from "./respond";
+import { adminActor, invalidUserId, json, logApiAction } from "./respond";
 
 const MAX_BODY = 4096;
 
@@ -25,7 +25,7 @@ export function registerSecurityRoutes<E extends object>(
 
   hono.get("/admin/users/:userId/timeline", async (c) => {
     const userId = c.req.param("userId");
-    if (!isUserId(userId)) return json(400, { error: "invalid_user_id", message: "The user id is not valid" });
+    if (!isUserId(userId)) return invalidUserId();
     const limit = Number(c.req.query("limit") ?? 50);
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
       return json(400, { error: "invalid_limit", message: "limit is a whole number from 1 to 100" });
@@ -39,7 +39,7 @@ export function registerSecurityRoutes<E extends object>(
 
   hono.get("/admin/users/:userId/devices", async (c) => {
     const userId = c.req.param("userId");
-    if (!isUserId(userId)) return json(400, { error: "invalid_user_id", message: "The user id is not valid" });
+    if (!isUserId(userId)) return invalidUserId();
     return json(200, { userId, devices: await sessions().devices(userId) });
   });
 
@@ -81,12 +81,7 @@ export function registerSecurityRoutes<E extends object>(
       kind: "kill_switch",
       label: adminActor(c.req.raw).label ?? "admin",
     });
-    await log().record({
-      action: "organization.ended",
-      operator: `api:${adminActor(c.req.raw).label ?? "admin"}`,
-      target: organizationId,
-      receiptId: receipt.id,
-    });
+    await logApiAction(log(), c.req.raw, "organization.ended", organizationId, receipt.id);
     return json(200, { organizationId, receipt });
   });
 

@@ -8,7 +8,7 @@ import type { Application } from "../../../../client-sdk/core/application";
 import { isSessionId, isUserId } from "../../ids";
 import type { SessionManager } from "../../session/session-manager";
 import type { OperatorLog } from "../operator-log";
-import { adminActor, json } from "./respond";
+import { adminActor, invalidUserId, json, logApiAction } from "./respond";
 
 export function registerSessionRoutes<E extends object>(
   app: Application<E>,
@@ -19,7 +19,7 @@ export function registerSessionRoutes<E extends object>(
 
   hono.get("/admin/users/:userId/sessions", async (c) => {
     const userId = c.req.param("userId");
-    if (!isUserId(userId)) return json(400, { error: "invalid_user_id", message: "The user id is not valid" });
+    if (!isUserId(userId)) return invalidUserId();
     return json(200, { userId, sessions: await sessions().listSessions(userId) });
   });
 
@@ -31,26 +31,16 @@ export function registerSessionRoutes<E extends object>(
     const actor = adminActor(c.req.raw);
     const result = await sessions().revokeSession(sessionId, actor);
     if (!result) return json(404, { error: "session_not_found", message: "No live session has that id" });
-    await log().record({
-      action: "session.revoked",
-      operator: `api:${actor.label}`,
-      target: null,
-      receiptId: result.receiptId ?? null,
-    });
+    await logApiAction(log(), c.req.raw, "session.revoked", null, result.receiptId);
     return json(200, { sessionId, ...result });
   });
 
   hono.post("/admin/users/:userId/sessions/revoke", async (c) => {
     const userId = c.req.param("userId");
-    if (!isUserId(userId)) return json(400, { error: "invalid_user_id", message: "The user id is not valid" });
+    if (!isUserId(userId)) return invalidUserId();
     const actor = adminActor(c.req.raw);
     const result = await sessions().revokeUser(userId, actor);
-    await log().record({
-      action: "user.revoked",
-      operator: `api:${actor.label}`,
-      target: userId,
-      receiptId: result.receiptId ?? null,
-    });
+    await logApiAction(log(), c.req.raw, "user.revoked", userId, result.receiptId);
     return json(200, { userId, ...result });
   });
 }

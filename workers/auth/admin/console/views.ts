@@ -79,10 +79,7 @@ export function homeBody(input: {
 <p><label for="organization">Organization id</label><br><input id="organization" name="organizationId" required pattern="[A-Za-z0-9_\\-]{1,128}"></p>
 <p><button type="submit">End every member's sessions</button></p></form>`
     : "";
-  const log =
-    input.log.length === 0
-      ? `<p class="muted">Nothing yet.</p>`
-      : `<ul id="operator-log">${input.log.map(logItem).join("")}</ul>`;
+  const log = listOr(input.log, "Nothing yet.", "operator-log", logItem);
   return `<div id="console"><h1>Admin console</h1>${operatorBar(input.operator, csrf)}${notice}
 <h2>Find a person</h2>
 <form method="get" action="${CONSOLE_PATH}/console/search"><p><label for="q">Email or user id</label><br><input id="q" name="q" required maxlength="320" autocomplete="off"> <button type="submit">Search</button></p></form>
@@ -136,24 +133,20 @@ export function userBody(input: {
       : `<table id="sessions"><caption>Live sessions (${input.sessions.length})</caption>
 <thead><tr><th scope="col">Device</th><th scope="col">Place</th><th scope="col">Signed in</th><th scope="col">Last seen</th><th scope="col">Action</th></tr></thead><tbody>${rows}</tbody></table>
 <form method="post" action="${base}/revoke">${csrfField(csrf)}<button type="submit">Sign out every session</button></form>`;
-  const events =
-    input.events.length === 0
-      ? `<p class="muted">No activity.</p>`
-      : `<ul id="timeline">${input.events
-          .map(
-            (e) =>
-              `<li>${timeTag(e.at)} · ${escapeHtml(describeEvent(e))}${e.device ? ` · ${escapeHtml(e.device)}` : ""}${e.location ? ` · ${escapeHtml(describePlace(e.location))}` : ""}</li>`,
-          )
-          .join("")}</ul>`;
-  const receipts =
-    input.receipts.length === 0
-      ? `<p class="muted">No revocations.</p>`
-      : `<ul id="receipts">${input.receipts
-          .map(
-            (r) =>
-              `<li><a href="${receiptPath(r.id)}">${escapeHtml(r.id)}</a> · ${timeTag(r.at)} · ${r.revoked} signed out by ${escapeHtml(r.actor.label ?? r.actor.kind)}</li>`,
-          )
-          .join("")}</ul>`;
+  const events = listOr(
+    input.events,
+    "No activity.",
+    "timeline",
+    (e) =>
+      `<li>${timeTag(e.at)} · ${escapeHtml(describeEvent(e))}${e.device ? ` · ${escapeHtml(e.device)}` : ""}${e.location ? ` · ${escapeHtml(describePlace(e.location))}` : ""}</li>`,
+  );
+  const receipts = listOr(
+    input.receipts,
+    "No revocations.",
+    "receipts",
+    (r) =>
+      `<li><a href="${receiptPath(r.id)}">${escapeHtml(r.id)}</a> · ${timeTag(r.at)} · ${r.revoked} signed out by ${escapeHtml(r.actor.label ?? r.actor.kind)}</li>`,
+  );
   return `<div id="console" data-live="${escapeHtml(base)}"><h1>Person <code>${escapeHtml(userId)}</code></h1>${operatorBar(input.operator, csrf)}
 <div id="console-live"><h2>Sessions</h2>${sessions}
 <h2>Security timeline</h2>${events}
@@ -194,4 +187,9 @@ export function receiptBody(operator: Operator, csrf: string, receipt: Revocatio
 <dt>Open tabs told</dt><dd>${receipt.socketsClosed}</dd>
 <dt>Stored records deleted</dt><dd>${receipt.kvDeleted} (${receipt.kvPending} pending)</dd>
 <dt>Strict refusal</dt><dd>${escapeHtml(refused)}</dd></dl></div>`;
+}
+
+/** A `<ul>` of the items (each rendered by `item`, which escapes), or a muted note when there are none. */
+function listOr<T>(items: readonly T[], none: string, id: string, item: (value: T) => string): string {
+  return items.length === 0 ? `<p class="muted">${none}</p>` : `<ul id="${id}">${items.map(item).join("")}</ul>`;
 }

@@ -15,10 +15,10 @@ import { page } from "../../../pages";
 import { siteHeader } from "../../../pages/site-header";
 import { AuthConfigToken, publicOrigin } from "../../../provider";
 import { SessionManager } from "../../../session/session-manager";
-import { OperatorLog } from "../../operator-log";
+import { type OperatorAction, OperatorLog } from "../../operator-log";
 import { consoleOperator, OperatorKey } from "../access";
 import { BreakGlassSessions } from "../break-glass";
-import { CONSOLE_PATH, type Operator } from "../views";
+import { CONSOLE_PATH, type Operator, receiptPath } from "../views";
 
 export interface ConsoleContext {
   /** The admin tokens (break glass opens with one); empty when only organizations' admins may enter. */
@@ -102,4 +102,20 @@ export function actorOf(operator: Operator): { kind: "admin"; label: string } {
 
 export function seeOther(location: string): Response {
   return new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store" } });
+}
+
+/**
+ * What an operator did, written to the operator log, answered by its receipt's page (or by
+ * `otherwise` when it made no receipt).
+ */
+export async function loggedReceipt(
+  shared: ConsoleContext,
+  operator: Operator,
+  action: OperatorAction,
+  target: string | null,
+  receiptId: string | null | undefined,
+  otherwise: string = CONSOLE_PATH,
+): Promise<Response> {
+  await shared.log().record({ action, operator: operator.label, target, receiptId: receiptId ?? null });
+  return seeOther(receiptId ? receiptPath(receiptId) : otherwise);
 }

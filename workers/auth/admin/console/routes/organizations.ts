@@ -7,8 +7,8 @@
 import type { Application } from "../../../../../client-sdk/core/application";
 import { isOrganizationId } from "../../../ids";
 import { authErrorPage, errorPage } from "../../../pages";
-import { CONSOLE_PATH, receiptPath } from "../views";
-import { type ConsoleContext, seeOther } from "./context";
+import { CONSOLE_PATH } from "../views";
+import { type ConsoleContext, loggedReceipt } from "./context";
 
 export function registerOrganizations<E extends object>(app: Application<E>, shared: ConsoleContext): void {
   app.hono.post(`${CONSOLE_PATH}/console/organizations/end`, async (c) => {
@@ -26,13 +26,7 @@ export function registerOrganizations<E extends object>(app: Application<E>, sha
         kind: "kill_switch",
         label: operator.label,
       });
-      await shared.log().record({
-        action: "organization.ended",
-        operator: operator.label,
-        target: organizationId,
-        receiptId: receipt.id,
-      });
-      return seeOther(receiptPath(receipt.id));
+      return await loggedReceipt(shared, operator, "organization.ended", organizationId, receipt.id);
     } catch (err) {
       return authErrorPage(request, err);
     }

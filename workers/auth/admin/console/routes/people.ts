@@ -8,8 +8,8 @@ import type { Application } from "../../../../../client-sdk/core/application";
 import { isSessionId, isUserId } from "../../../ids";
 import { csrfToken } from "../../../middleware/csrf";
 import { authErrorPage, errorPage } from "../../../pages";
-import { CONSOLE_PATH, receiptPath, userBody, userPath } from "../views";
-import { actorOf, type ConsoleContext, seeOther } from "./context";
+import { CONSOLE_PATH, userBody, userPath } from "../views";
+import { actorOf, type ConsoleContext, loggedReceipt } from "./context";
 
 const EMAIL = /^[^\s@]{1,200}@[^\s@]{1,200}$/;
 
@@ -62,13 +62,7 @@ export function registerPeople<E extends object>(app: Application<E>, shared: Co
       const operator = shared.operatorOf(c);
       const result = await shared.sessions().revokeSessionOf(userId, sessionId, "revoked", actorOf(operator));
       if (!result?.receiptId) return errorPage(request, 404, "session_not_found", "That session is not live any more.");
-      await shared.log().record({
-        action: "session.revoked",
-        operator: operator.label,
-        target: userId,
-        receiptId: result.receiptId,
-      });
-      return seeOther(receiptPath(result.receiptId));
+      return await loggedReceipt(shared, operator, "session.revoked", userId, result.receiptId);
     } catch (err) {
       return authErrorPage(request, err);
     }
@@ -81,13 +75,7 @@ export function registerPeople<E extends object>(app: Application<E>, shared: Co
     try {
       const operator = shared.operatorOf(c);
       const result = await shared.sessions().revokeUser(userId, actorOf(operator));
-      await shared.log().record({
-        action: "user.revoked",
-        operator: operator.label,
-        target: userId,
-        receiptId: result.receiptId ?? null,
-      });
-      return seeOther(result.receiptId ? receiptPath(result.receiptId) : userPath(userId));
+      return await loggedReceipt(shared, operator, "user.revoked", userId, result.receiptId, userPath(userId));
     } catch (err) {
       return authErrorPage(request, err);
     }
