@@ -26,7 +26,7 @@ import { AuthConfigToken, publicOrigin } from "../../provider";
 import { validatePolicy } from "../../session/policy";
 import { SessionManager } from "../../session/session-manager";
 import type { AppUser } from "../../types";
-import { type Membership, ORGANIZATIONS_PATH, organizationBody, organizationsBody } from "./views";
+import { type Membership, ORGANIZATIONS_PATH, organizationBody, organizationsBody, policyFormValues } from "./views";
 
 export function registerOrganizationConsole<E extends object>(app: Application<E>): void {
   const sessions = () => app.container.resolve(SessionManager);
@@ -115,16 +115,9 @@ export function registerOrganizationConsole<E extends object>(app: Application<E
     });
 
   action("/policy", async (manager, organizationId, form, request) => {
-    const raw = String(form.get("maxSessions") ?? "").trim();
     let policy: SessionPolicy;
     try {
-      policy = validatePolicy(
-        {
-          maxSessions: raw === "" ? null : Number(raw),
-          onLimit: String(form.get("onLimit") ?? "evict-oldest") as SessionPolicy["onLimit"],
-        },
-        "policy",
-      );
+      policy = validatePolicy(policyFormValues(form), "policy");
     } catch (err) {
       return errorPage(request, 400, "invalid_policy", (err as Error).message);
     }

@@ -1,7 +1,9 @@
 /**
  * @module
  * The organization console's page: the organization's session policy (a form) and kill switch
- * (throw or lift), with the notice of what was just done. Text only; every value is escaped.
+ * (throw or lift), with the notice of what was just done. Text only; every value is escaped. The
+ * one place here that names a policy's fields: the form's inputs, what it reads back
+ * (`policyFormValues`, checked whole by `session/policy.ts`), and its summary.
  */
 import type { SessionPolicy } from "../../../../client-sdk/protocol/policy";
 import { csrfField, timeTag } from "../../account/view";
@@ -11,6 +13,12 @@ import type { AppUser } from "../../types";
 export const ORGANIZATIONS_PATH = "/account/organizations";
 
 export type Membership = AppUser["memberships"][number];
+
+/** What the policy form sent, as a policy to check (`validatePolicy` refuses what is not one). */
+export function policyFormValues(form: FormData): Record<keyof SessionPolicy, unknown> {
+  const raw = String(form.get("maxSessions") ?? "").trim();
+  return { maxSessions: raw === "" ? null : Number(raw), onLimit: String(form.get("onLimit") ?? "evict-oldest") };
+}
 
 /** The organizations the person is an admin of, each a link to its console. */
 export function organizationsBody(admin: readonly Membership[]): string {
