@@ -11,6 +11,7 @@ export { RateLimiterDO } from "./rate-limiter";
 export {
   type Membership,
   type MembershipEventType,
+  type ObjectStats,
   type ProviderEvent,
   type ProviderEventResult,
   type RevocationReason,

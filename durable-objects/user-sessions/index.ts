@@ -37,6 +37,7 @@ import { DEFAULT_RETENTION_MS } from "./security-record";
 
 export { CONTINUATION_GUARD_MS } from "./alarms";
 export type { UserSessionsEnv } from "./context";
+export type { ObjectStats } from "./features";
 export { RECORD_HEADER, SESSION_HEADER, TICKET_HEADER } from "./live";
 export { type Membership, PROCESSED_EVENT_TTL_MS } from "./organization-controls";
 export {
