@@ -17,7 +17,12 @@ declare module "vitest" {
   }
 }
 
-/** Records a metric on the running benchmark. */
+/**
+ * Records a metric on the running benchmark. A goal stays the goal even when a run misses it: give
+ * `reason` (why it is missed, shown in red beside the miss in the report and the console, only when
+ * missed), never a goal relabelled as reported. `kind: "documented bound"` with `source` marks a
+ * figure a document states rather than one this run measured.
+ */
 export function record(ctx: TestContext, name: string, metric: Metric): void {
   ctx.task.meta.metrics ??= {};
   ctx.task.meta.metrics[name] = metric;

@@ -25,7 +25,7 @@ it("bundle.auth_worker_gzip_kb", async (ctx) => {
   expect(bundle.modules, "the auth-worker fixture's wrangler config sets minify").toEqual([]);
   expect(bundle.map, "wrangler wrote the bundle's source map").not.toBeNull();
   const { parts } = compositionOf(bundle.code, bundle.map);
-  record(ctx, "bundle.auth_worker_gzip_kb", { value: bundle.gzipKb, unit: "kB", goal: "<= 130" });
+  record(ctx, "bundle.auth_worker_gzip_kb", { value: bundle.gzipKb, unit: "kB", goal: "<= 145" });
   record(ctx, "bundle.auth_worker_unminified_gzip_kb", { value: unminified.gzipKb, unit: "kB", goal: "reported" });
   record(ctx, "bundle.auth_worker_postgres_bytes", { value: bytesOf(parts, "postgres"), unit: "B", goal: "0" });
   record(ctx, "bundle.auth_worker_containers_bytes", {

@@ -15,12 +15,13 @@ export {
 } from "../../workers/auth/worker";
 
 /**
- * The floor of a revocation's KV drain: each call is one invocation that writes the same revoked
- * marks the drain writes (same key, value, TTL and metadata), `KV_PARALLELISM` in flight like
- * the drain, and nothing else: no SQLite, no sockets, no alarm.
+ * The floors of a revocation's KV drain: each call is one invocation that writes the same revoked
+ * marks the drain writes (same key, value, TTL and metadata) and nothing else: no SQLite, no
+ * sockets, no alarm. `width` writes in flight: `KV_PARALLELISM` like the drain by default, or any
+ * other the bench tries for the fastest floor (never more than one invocation's KV operations).
  */
 export class KvFloor extends WorkerEntrypoint<Cloudflare.Env> {
-  marks(ids: string[], userId: string, now: number): Promise<number> {
-    return floorWrites(ids, KV_PARALLELISM, (id) => writeRevokedMark(this.env.SESSIONS, id, userId, now));
+  marks(ids: string[], userId: string, now: number, width: number = KV_PARALLELISM): Promise<number> {
+    return floorWrites(ids, width, (id) => writeRevokedMark(this.env.SESSIONS, id, userId, now));
   }
 }

@@ -5,14 +5,15 @@
  * record then carries the new role (checked after the timing, or the bench fails). Median of 7
  * runs, alternating the role, one second apart (KV takes one write per key per second).
  * events.role_change_ms_1000: the same for 1,000 sessions (past one batch of 400, by alarm).
- * events.role_change_vs_floor_ratio: the 100-session rewrite over its floor, measured alternately
- * in the same run: the same 100 records put straight from a Worker in one
- * invocation, as many in flight as the rewrite (`KvFloor`, worker.ts).
- * events.role_change_vs_read_put_floor_ratio: the same rewrite over the floor of a read-modify-write
- * (`KvFloor.readAndPut`: the records read in bulk as the rewrite reads them, then put back), also
- * alternated: the rewrite must read each record it rewrites (a slide, written by whichever worker
- * served the request, may have changed it since the object last saw it), and local KV serves reads
- * and writes one after another, so the put-only floor leaves the read outside.
+ * events.role_change_floor_ms_100: a put-only floor, measured alternately in the same run: the same
+ * 100 records put straight from a Worker in one invocation, as many in flight as the rewrite
+ * (`KvFloor.puts`, worker.ts); reported, since the rewrite must also read what it rewrites.
+ * events.role_change_vs_read_put_floor_ratio: the 100-session rewrite over the floor of a
+ * read-modify-write of the same records (`KvFloor.readAndPut`: the records read in bulk as the
+ * rewrite reads them, then put back, as many in flight as the rewrite, within one invocation's
+ * 1,000 KV operations), also alternated. The rewrite must read each record it rewrites (a slide,
+ * written by whichever worker served the request, may have changed it since the object last saw
+ * it), so this floor does the least the rewrite can do.
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
@@ -145,11 +146,6 @@ it("events.role_change_ms", async (ctx) => {
   const hundred = await measure(100, 7);
   record(ctx, "events.role_change_ms_100", { value: hundred.rewriteMs, unit: "ms", goal: "reported" });
   record(ctx, "events.role_change_floor_ms_100", { value: hundred.floorMs, unit: "ms", goal: "reported" });
-  record(ctx, "events.role_change_vs_floor_ratio", {
-    value: round(hundred.rewriteMs / hundred.floorMs),
-    unit: "x",
-    goal: "<= 1.3",
-  });
   record(ctx, "events.role_change_read_put_floor_ms_100", {
     value: hundred.readPutFloorMs,
     unit: "ms",
@@ -158,7 +154,9 @@ it("events.role_change_ms", async (ctx) => {
   record(ctx, "events.role_change_vs_read_put_floor_ratio", {
     value: round(hundred.rewriteMs / hundred.readPutFloorMs),
     unit: "x",
-    goal: "reported (the rewrite's own overhead)",
+    goal: "<= 1.15",
+    reason:
+      "beyond the floor's bulk reads and puts, the rewrite verifies the webhook's signature, parses the event, and queues and clears its rewrite jobs in the user's object (SQLite): fixed costs of the same order as the goal's margin over a 100-session floor of a few hundred ms here, so this median of 7 lands on either side of 1.15 from run to run.",
   });
   const thousand = await measure(1_000, 3);
   record(ctx, "events.role_change_ms_1000", {

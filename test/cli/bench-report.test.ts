@@ -1,7 +1,9 @@
 // The bench's HTML report (tooling/results/report.ts): how goal strings are read and judged, and
-// that the page stands alone (no script, no external asset) with a row per metric and the curves
-// of whatever growth metrics exist.
-import { describe, expect, it } from "vitest";
+// that the page stands alone (no script, no external asset) with a row per metric, a missed goal's
+// reason beside it, the curves of whatever growth metrics exist and the Better Auth matrix with
+// each window labelled measured or documented bound; the console summary says the same.
+import { describe, expect, it, vi } from "vitest";
+import { printTable } from "../../tooling/results/index.ts";
 import type { Metric } from "../../tooling/results/metric.ts";
 import { fitLine, formatValue, groupOf, parseGoal, renderReport, verdict } from "../../tooling/results/report.ts";
 
@@ -71,7 +73,13 @@ describe("helpers", () => {
 describe("renderReport", () => {
   const metrics: Record<string, Metric> = {
     "load.auth_errors": { value: 0, unit: "count", goal: "0" },
-    "bundle.auth_worker_gzip_kb": { value: 141.9, unit: "kB", goal: "<= 130" },
+    "bundle.auth_worker_gzip_kb": {
+      value: 150.2,
+      unit: "kB",
+      goal: "<= 145",
+      reason: "the identity SDK <builds> every service",
+    },
+    "core.dispatch_ratio": { value: 1.05, unit: "x", goal: "<= 1.10", reason: "never shown while the goal is met" },
     "revocation.fanout_ms_100": { value: 120, unit: "ms", goal: "reported (growth)" },
     "revocation.fanout_ms_1000": { value: 1000, unit: "ms", goal: "reported (growth)" },
     "revocation.fanout_ms_5000": { value: 4900, unit: "ms", goal: "reported (growth)" },
@@ -84,7 +92,7 @@ describe("renderReport", () => {
   it("stands alone: no script, no external stylesheet, image or font", () => {
     expect(html).not.toMatch(/<script|<link|<img|<iframe|@import|url\(/i);
     expect(html).not.toMatch(/(?:src|href)="(?!#)/);
-    expect(html).toContain("<title>Gatehouse bench: 1 met, 1 missed</title>");
+    expect(html).toContain("<title>Gatehouse bench: 2 met, 1 missed</title>");
     expect(html).toContain("2026-01-02 03:04:05 UTC");
     expect(html).toContain("abc123");
   });
@@ -103,6 +111,91 @@ describe("renderReport", () => {
     expect(html).toContain("ms per 1,000 sessions");
     expect(html).toContain("Values of the chart “Limiter throughput by concurrency”");
     expect(html).toContain("Not measured in this run (no metrics named events.role_change_ms_&lt;N&gt;)");
-    expect(html).toContain("Not measured in this run (no metrics named auth.revoked_accepted_ms…)");
+    expect(html).toContain("Not measured in this run (no metrics named auth.matrix…)");
+  });
+
+  it("shows a missed goal's reason beside its verdict and in the list of misses, escaped, and only when missed", () => {
+    const row = html.slice(html.indexOf('id="m-bundle-auth_worker_gzip_kb"'));
+    expect(row.slice(0, row.indexOf("</tr>"))).toMatch(
+      /class="verdict missed">✗ missed<span class="reason">Why: the identity SDK &lt;builds&gt; every service<\/span>/,
+    );
+    expect(html).toMatch(/<ul class="missed-list"><li>.*Why: the identity SDK &lt;builds&gt; every service/);
+    expect(html).not.toContain("never shown while the goal is met");
+    const bare = renderReport(
+      { "x.ratio": { value: 2, unit: "x", goal: "<= 1" } },
+      { generatedAt: new Date(0), commit: "c" },
+    );
+    expect(bare).toContain("Why: no reason recorded by its bench.");
+  });
+});
+
+describe("the Better Auth matrix", () => {
+  const bound = "Cloudflare, How KV works";
+  const metrics: Record<string, Metric> = {
+    "auth.matrix.ours_strict_vs_theirs_cache_on.resolve_ratio": { value: 7.5, unit: "x", goal: "reported" },
+    "auth.matrix.ours_eventual_vs_theirs_cache_off.resolve_ratio": { value: 0.5, unit: "x", goal: "reported" },
+    "auth.matrix.ours_eventual.revoked_window_ms.same_location": {
+      value: 0,
+      unit: "ms",
+      goal: "reported",
+      kind: "measured",
+    },
+    "auth.matrix.ours_eventual.revoked_window_ms.other_location": {
+      value: 60_000,
+      unit: "ms",
+      goal: "reported",
+      kind: "documented bound",
+      source: bound,
+    },
+    "auth.matrix.theirs_cache_on.revoked_window_ms.other_location": {
+      value: 300_001,
+      unit: "ms",
+      goal: "reported",
+      kind: "measured",
+    },
+  };
+  const html = renderReport(metrics, { generatedAt: new Date(0), commit: "c" });
+
+  it("draws each cell's resolve ratio and each side's windows, labelled measured or documented bound", () => {
+    const matrix = html.slice(
+      html.indexOf('<table class="matrix">'),
+      html.indexOf("</table>", html.indexOf('<table class="matrix">')),
+    );
+    expect(matrix).toContain("Gatehouse, strict");
+    expect(matrix).toContain("Better Auth, cookie cache off");
+    expect(matrix).toContain("7.5 x");
+    expect(matrix).toContain("auth.matrix.ours_eventual_vs_theirs_cache_off.resolve_ratio");
+    expect(matrix).toContain(
+      '60,000 ms <span class="kind bound">documented bound <sup><a href="#matrix-source-1">[1]</a></sup>',
+    );
+    expect(matrix).toContain('300,001 ms <span class="kind">measured</span>');
+    expect(html).toContain(`<li id="matrix-source-1">${bound}</li>`);
+    // The row of a documented bound says so under its value too.
+    const row = html.slice(html.indexOf('id="m-auth-matrix-ours_eventual-revoked_window_ms-other_location"'));
+    expect(row.slice(0, row.indexOf("</tr>"))).toContain("documented bound");
+  });
+});
+
+describe("printTable", () => {
+  it("prints each verdict, then every missed goal with its reason", () => {
+    const lines: string[] = [];
+    const log = vi.spyOn(console, "log").mockImplementation((line: string) => {
+      lines.push(String(line));
+    });
+    try {
+      printTable({
+        "a.ratio": { value: 1.3, unit: "x", goal: "<= 1.2", reason: "the router" },
+        "b.ratio": { value: 1.1, unit: "x", goal: "<= 1.2" },
+        "c.window_ms": { value: 60_000, unit: "ms", goal: "reported", kind: "documented bound", source: "KV docs" },
+      });
+    } finally {
+      log.mockRestore();
+    }
+    const out = lines.join("\n");
+    expect(out).toMatch(/a\.ratio\s+1\.3\s+x\s+<= 1\.2\s+missed/);
+    expect(out).toMatch(/b\.ratio\s+1\.1\s+x\s+<= 1\.2\s+met/);
+    expect(out).toContain("reported (documented bound)");
+    expect(out).toContain("✗ a.ratio: 1.3 x, goal <= 1.2. Why: the router");
+    expect(out).toContain("c.window_ms: documented bound (KV docs), not measured here");
   });
 });

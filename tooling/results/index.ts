@@ -6,7 +6,9 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { styleText } from "node:util";
 import type { Metric } from "./metric.ts";
+import { kindText, parseGoal, reasonOf, verdict } from "./report.ts";
 
 export type { Metric };
 
@@ -25,11 +27,38 @@ export function mergeResults(metrics: Record<string, Metric>): Record<string, Me
   return sorted;
 }
 
+/**
+ * The console summary: a row per metric with its verdict (a documented bound says so), then every
+ * missed goal again in red with its reason. Colour only where the terminal takes it (`styleText`
+ * leaves it out otherwise, and for NO_COLOR); the words say it either way.
+ */
 export function printTable(metrics: Record<string, Metric>): void {
-  const rows = Object.entries(metrics).map(([name, m]) => [name, String(m.value), m.unit, m.goal]);
-  const head = ["metric", "value", "unit", "goal"];
+  const judged = Object.entries(metrics).map(([name, m]) => ({
+    name,
+    m,
+    verdict: verdict(Number(m.value), parseGoal(String(m.goal ?? ""))),
+  }));
+  const rows = judged.map(({ name, m, verdict: v }) => [
+    name,
+    String(m.value),
+    m.unit,
+    m.goal,
+    m.kind === "documented bound" ? `${v} (documented bound)` : v,
+  ]);
+  const head = ["metric", "value", "unit", "goal", "verdict"];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ");
   console.log(`\n${line(head)}\n${widths.map((w) => "-".repeat(w)).join("  ")}`);
-  for (const r of rows) console.log(line(r));
+  rows.forEach((r, i) => {
+    console.log(judged[i]!.verdict === "missed" ? styleText("red", line(r)) : line(r));
+  });
+  const missed = judged.filter((j) => j.verdict === "missed");
+  if (missed.length > 0) {
+    console.log(`\n${styleText(["red", "bold"], `Goals missed (${missed.length}):`)}`);
+    for (const { name, m } of missed) {
+      console.log(styleText("red", `  ✗ ${name}: ${m.value} ${m.unit}, goal ${m.goal}. ${reasonOf(m)}`));
+    }
+  }
+  const bounds = judged.filter((j) => j.m.kind === "documented bound");
+  for (const { name, m } of bounds) console.log(`  ${name}: ${kindText(m)}, not measured here`);
 }

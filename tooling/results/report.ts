@@ -4,9 +4,11 @@
  * of `npm run bench` (bench/node/reporter.ts), or from the file as it stands with
  * `node tooling/results/report.ts` (`npm run bench:report`). Self-contained: inline CSS and SVG, no
  * script, no external asset. A bar per metric against its goal (met, missed or reported, said in
- * words, not by colour alone), grouped by prefix, with the values in tables, and the growth curves:
- * revocation by sessions, the role rewrite by sessions, the limiter's throughput by concurrency
- * (ours and the peer's), the revocation window side by side; each drawn from whatever of its
+ * words, not by colour alone; a missed goal in red with the reason its bench gives), grouped by
+ * prefix, with the values in tables, and the growth curves: revocation by sessions, the kill switch
+ * by members, the role rewrite by sessions, the limiter's throughput by concurrency (ours and the
+ * peer's), and the Better Auth matrix (resolve time and revocation window for each pairing of
+ * modes, each window labelled measured or documented bound); each drawn from whatever of its
  * metrics exist. Node only.
  */
 import { execFileSync } from "node:child_process";
@@ -107,6 +109,12 @@ export function formatValue(value: number): string {
 }
 
 const VERDICT_TEXT: Record<Verdict, string> = { met: "✓ met", missed: "✗ missed", reported: "· reported" };
+
+/** Why a missed goal is missed, as its bench says; a missed goal without one says that instead. */
+export function reasonOf(metric: Metric): string {
+  const reason = metric.reason?.trim();
+  return reason ? `Why: ${reason}` : "Why: no reason recorded by its bench.";
+}
 
 /** The prefix a metric is grouped under (`ratelimit.vs_peer_ratio` → `ratelimit`). */
 export function groupOf(name: string): string {
@@ -342,19 +350,22 @@ function sessionsChart(
     pattern: RegExp;
     labels: Record<string, string>;
     expected: string;
+    /** What x counts (default: sessions). */
+    xLabel?: string;
   },
 ): string {
   const series = seriesOf(metrics, chart.pattern, chart.labels, Object.keys(chart.labels));
+  const xLabel = chart.xLabel ?? "sessions";
   return lineChart({
     id: chart.id,
     title: chart.title,
     description: chart.description,
-    xLabel: "sessions",
+    xLabel,
     yLabel: "milliseconds",
     logX: false,
     series: series.filter((s) => s.points.length >= 2),
     expected: chart.expected,
-    slopePer: { x: 1000, label: "ms per 1,000 sessions" },
+    slopePer: { x: 1000, label: `ms per 1,000 ${xLabel}` },
   });
 }
 
@@ -364,10 +375,25 @@ function growthCharts(metrics: Record<string, Metric>): string[] {
       id: "revocation-growth",
       title: "Revocation by number of sessions",
       description:
-        "Milliseconds to revoke every session of one user, by how many there are: the KV drain (fan-out) against its floor (the same KV writes issued straight from a Worker within production's limits, the same batching), and the strict-mode notice.",
-      pattern: /^revocation\.(fanout|floor|notify)_ms_(\d+)$/,
-      labels: { fanout: "drain (fan-out)", floor: "floor (raw KV writes)", notify: "strict notice" },
+        "Milliseconds to revoke every session of one user, by how many there are: the KV drain (fan-out) against two floors of the same KV writes issued straight from a Worker within production's 1,000 operations per invocation (one with the drain's own batching and parallelism; the fastest of several batch sizes and parallelisms tried in the same run, which the ratio is taken against), and the strict-mode notice.",
+      pattern: /^revocation\.(fanout|floor|fastest_floor|notify)_ms_(\d+)$/,
+      labels: {
+        fanout: "drain (fan-out)",
+        floor: "floor (drain's batching)",
+        fastest_floor: "fastest floor",
+        notify: "strict notice",
+      },
       expected: "revocation.fanout_ms_<N> or revocation.floor_ms_<N>",
+    }),
+    sessionsChart(metrics, {
+      id: "kill-switch-growth",
+      title: "Kill switch by number of members",
+      description:
+        "Milliseconds for an organization's kill switch, by how many members (one session each) it has: from the call until it answers, and from its answer until every member's session is refused in strict mode (members past one invocation's share are told from the organization's alarm).",
+      pattern: /^revocation\.kill_switch_(answer|refused_all)_ms_(\d+)$/,
+      labels: { answer: "call → answer", refused_all: "answer → all refused" },
+      expected: "revocation.kill_switch_refused_all_ms_<N>",
+      xLabel: "members",
     }),
     sessionsChart(metrics, {
       id: "role-change-growth",
@@ -401,22 +427,93 @@ function growthCharts(metrics: Record<string, Metric>): string[] {
   ];
 }
 
-/** Metrics that compare one figure across implementations (`auth.revoked_accepted_ms*`), as bars side by side. */
-function sideBySide(metrics: Record<string, Metric>): string {
-  const entries = Object.entries(metrics).filter(([name]) => name.startsWith("auth.revoked_accepted_ms"));
-  const title = "Revocation window: how long a revoked session is still accepted";
-  if (entries.length === 0) {
-    return `<figure class="chart"><h3 id="revocation-window">${title}</h3><p class="note">Not measured in this run (no metrics named auth.revoked_accepted_ms…).</p></figure>`;
+// ---------------------------------------------------------------------------------------------
+// Better Auth matrix
+
+const OURS = [
+  ["ours_strict", "Gatehouse, strict"],
+  ["ours_eventual", "Gatehouse, eventual"],
+] as const;
+const THEIRS = [
+  ["theirs_cache_on", "Better Auth, cookie cache on"],
+  ["theirs_cache_off", "Better Auth, cookie cache off"],
+] as const;
+const LOCATIONS = [
+  ["same_location", "where the revoke ran"],
+  ["other_location", "elsewhere"],
+] as const;
+
+/** How a figure was obtained, in words: measured (with the document its setting comes from), or the bound a document states (and which). */
+export function kindText(metric: Metric): string {
+  if (metric.kind !== "documented bound")
+    return metric.source ? `measured (setting as documented: ${metric.source})` : "measured";
+  return metric.source ? `documented bound (${metric.source})` : "documented bound";
+}
+
+function kindHtml(metric: Metric): string {
+  const cls = metric.kind === "documented bound" ? "kind bound" : "kind";
+  return `<span class="${cls}">${escapeHtml(kindText(metric))}</span>`;
+}
+
+/** The matrix's short label (measured / documented bound) with a numbered note for its source. */
+function shortKind(metric: Metric, sources: string[]): string {
+  const cls = metric.kind === "documented bound" ? "kind bound" : "kind";
+  const words = metric.kind === "documented bound" ? "documented bound" : "measured";
+  if (!metric.source) return `<span class="${cls}">${words}</span>`;
+  if (!sources.includes(metric.source)) sources.push(metric.source);
+  const n = sources.indexOf(metric.source) + 1;
+  return `<span class="${cls}">${words} <sup><a href="#matrix-source-${n}">[${n}]</a></sup></span>`;
+}
+
+/** One side's window at one location: value, unit and how it was obtained; a dash when absent. */
+function windowCell(metrics: Record<string, Metric>, side: string, location: string, sources: string[]): string {
+  const m = metrics[`auth.matrix.${side}.revoked_window_ms.${location}`];
+  return m ? `${formatValue(m.value)} ${escapeHtml(m.unit)} ${shortKind(m, sources)}` : "—";
+}
+
+/**
+ * The Better Auth matrix (`auth.matrix.*`): for each pairing of our revocation mode with their
+ * cookie cache, the resolve time ratio (ours over theirs), and each side's revocation window where
+ * the revoke ran and elsewhere, each labelled measured or documented bound; the windows also as bars.
+ */
+function betterAuthMatrix(metrics: Record<string, Metric>): string {
+  const title = "Better Auth matrix: resolve time and revocation window";
+  const present = Object.keys(metrics).some((name) => name.startsWith("auth.matrix."));
+  if (!present) {
+    return `<figure class="chart"><h3 id="better-auth-matrix">${title}</h3><p class="note">Not measured in this run (no metrics named auth.matrix…).</p></figure>`;
   }
-  const max = Math.max(...entries.map(([, m]) => m.value), 0) || 1;
-  const rows = entries
-    .map(([name, m]) => {
-      const label = name.replace(/^auth\.revoked_accepted_ms[._]?/, "").replaceAll("_", " ") || "ours";
-      const width = Math.max(m.value > 0 ? 1.5 : 0, (Math.max(0, m.value) / max) * BAR_W);
-      return `<tr><th scope="row"><code>${escapeHtml(name)}</code><br>${escapeHtml(label)}</th><td class="num">${formatValue(m.value)} ${escapeHtml(m.unit)}</td><td><svg class="bar" width="${BAR_W}" height="${BAR_H}" aria-hidden="true" focusable="false"><rect class="track" x="0" y="3" width="${BAR_W}" height="${BAR_H - 6}"/><rect class="fill reported" x="0" y="3" width="${width.toFixed(1)}" height="${BAR_H - 6}"/></svg></td></tr>`;
+  const sources: string[] = [];
+  const sideWindows = (side: string) =>
+    `<ul class="windows">${LOCATIONS.map(([loc, words]) => `<li>${escapeHtml(words)}: ${windowCell(metrics, side, loc, sources)}</li>`).join("")}</ul>`;
+  const head = `<tr><td></td>${THEIRS.map(([key, label]) => `<th scope="col">${escapeHtml(label)}<br><span class="note">revoked session accepted</span>${sideWindows(key)}</th>`).join("")}</tr>`;
+  const rows = OURS.map(([ours, label]) => {
+    const cells = THEIRS.map(([theirs]) => {
+      const name = `auth.matrix.${ours}_vs_${theirs}.resolve_ratio`;
+      const m = metrics[name];
+      return `<td>${m ? `resolve: <strong>${formatValue(m.value)} ${escapeHtml(m.unit)}</strong> <span class="note">(ours over theirs)</span><br><code>${escapeHtml(name)}</code>` : "—"}</td>`;
+    });
+    return `<tr><th scope="row">${escapeHtml(label)}<br><span class="note">revoked session accepted</span>${sideWindows(ours)}</th>${cells.join("")}</tr>`;
+  }).join("");
+  // The windows as bars on one scale: the longer of the two locations per side.
+  const sides = [...OURS, ...THEIRS]
+    .map(([key, label]) => {
+      const found = LOCATIONS.map(([loc]) => metrics[`auth.matrix.${key}.revoked_window_ms.${loc}`]).filter(
+        (m): m is Metric => m !== undefined,
+      );
+      if (found.length === 0) return null;
+      const worst = found.reduce((a, b) => (b.value > a.value ? b : a));
+      return { label, worst };
+    })
+    .filter((s) => s !== null);
+  const max = Math.max(...sides.map((s) => s.worst.value), 0) || 1;
+  const bars = sides
+    .map(({ label, worst }) => {
+      const width = Math.max(worst.value > 0 ? 1.5 : 0, (Math.max(0, worst.value) / max) * BAR_W);
+      const cls = worst.kind === "documented bound" ? "bound" : "reported";
+      return `<tr><th scope="row">${escapeHtml(label)}</th><td class="num">${formatValue(worst.value)} ${escapeHtml(worst.unit)}</td><td>${shortKind(worst, sources)}</td><td><svg class="bar" width="${BAR_W}" height="${BAR_H}" aria-hidden="true" focusable="false"><rect class="track" x="0" y="3" width="${BAR_W}" height="${BAR_H - 6}"/><rect class="fill ${cls}" x="0" y="3" width="${width.toFixed(1)}" height="${BAR_H - 6}"/></svg></td></tr>`;
     })
     .join("");
-  return `<figure class="chart"><h3 id="revocation-window">${title}</h3><p class="note">Shorter is better: after a revoke, each side still accepts the session for this long.</p><table class="metrics"><thead><tr><th scope="col">metric</th><th scope="col">value</th><th scope="col">bar (shared scale)</th></tr></thead><tbody>${rows}</tbody></table></figure>`;
+  return `<figure class="chart"><h3 id="better-auth-matrix">${title}</h3><p class="note">Each cell: our resolve time over theirs in the same run (below 1: ours is faster). Beside each mode: how long a revoked session is still accepted, where the revoke ran and at another location, each either measured here or a bound the platform's or library's documentation states (local workerd has one KV location, so KV's propagation to others cannot be measured).</p><table class="matrix"><thead>${head}</thead><tbody>${rows}</tbody></table><h3 id="revocation-window">Revocation window: how long a revoked session is still accepted (the longer location)</h3><p class="note">Shorter is better. A filled bar is measured; a dashed outline is a documented bound.</p><table class="metrics"><thead><tr><th scope="col">mode</th><th scope="col">window</th><th scope="col">how obtained</th><th scope="col">bar (shared scale)</th></tr></thead><tbody>${bars}</tbody></table><ol class="sources">${sources.map((src, i) => `<li id="matrix-source-${i + 1}">${escapeHtml(src)}</li>`).join("")}</ol></figure>`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -447,6 +544,9 @@ tr.missed th{border-left:4px solid var(--missed)}tr.met th{border-left:4px solid
 .plot text.direct{font-weight:600}.legend{list-style:none;padding:0;display:flex;gap:16px;flex-wrap:wrap;margin:6px 0}.legend li{display:flex;align-items:center;gap:6px}
 table.data{max-width:720px}table.data caption{text-align:left;color:var(--muted);font-size:.85rem;caption-side:bottom;padding-top:4px}
 .missed-list a{color:var(--missed)}a{color:var(--s0)}
+.reason{display:block;font-weight:400;font-size:.85rem;color:var(--missed);white-space:normal;max-width:32em}.missed-list .reason{display:inline;max-width:none}
+.kind{display:block;font-size:.8rem;color:var(--muted)}.kind.bound{font-style:italic}.bar .fill.bound{fill:none;stroke:var(--reported);stroke-width:1.5;stroke-dasharray:4 2}
+table.matrix th,table.matrix td{vertical-align:top}table.matrix th[scope="row"]{width:30%}table.matrix .windows{margin:4px 0;padding-left:18px;font-weight:400}table.matrix .kind{display:inline}
 `;
 
 /** The whole page for `metrics`. */
@@ -469,7 +569,7 @@ export function renderReport(metrics: Record<string, Metric>, info: ReportInfo):
       : `<p>Goals missed:</p><ul class="missed-list">${missed
           .map(
             (j) =>
-              `<li><a href="#${anchor(j.name)}"><code>${escapeHtml(j.name)}</code></a>: ${formatValue(j.metric.value)} ${escapeHtml(j.metric.unit)}, goal ${escapeHtml(j.goal.text)}</li>`,
+              `<li><a href="#${anchor(j.name)}"><code>${escapeHtml(j.name)}</code></a>: ${formatValue(j.metric.value)} ${escapeHtml(j.metric.unit)}, goal ${escapeHtml(j.goal.text)}. <span class="reason">${escapeHtml(reasonOf(j.metric))}</span></li>`,
           )
           .join("")}</ul>`;
 
@@ -482,7 +582,10 @@ export function renderReport(metrics: Record<string, Metric>, info: ReportInfo):
         // A reported figure has no goal to scale against: the largest of its group in the same unit.
         const peers = rows.filter((p) => p.verdict === "reported" && p.metric.unit === r.metric.unit);
         const reportedMax = Math.max(0, ...peers.map((p) => Number(p.metric.value)).filter(Number.isFinite));
-        return `<tr class="${r.verdict}" id="${anchor(r.name)}"><th scope="row"><code>${escapeHtml(r.name)}</code></th><td class="num">${formatValue(Number(r.metric.value))} ${escapeHtml(r.metric.unit)}</td><td>${escapeHtml(r.goal.text)}</td><td class="verdict ${r.verdict}">${VERDICT_TEXT[r.verdict]}</td><td>${bar(Number(r.metric.value), r.goal, r.verdict, reportedMax)}</td></tr>`;
+        // A missed goal's reason beside its verdict (in red, with the words); a documented bound says so under its value.
+        const why = r.verdict === "missed" ? `<span class="reason">${escapeHtml(reasonOf(r.metric))}</span>` : "";
+        const kind = r.metric.kind === "documented bound" || r.metric.source ? kindHtml(r.metric) : "";
+        return `<tr class="${r.verdict}" id="${anchor(r.name)}"><th scope="row"><code>${escapeHtml(r.name)}</code></th><td class="num">${formatValue(Number(r.metric.value))} ${escapeHtml(r.metric.unit)}${kind}</td><td>${escapeHtml(r.goal.text)}</td><td class="verdict ${r.verdict}">${VERDICT_TEXT[r.verdict]}${why}</td><td>${bar(Number(r.metric.value), r.goal, r.verdict, reportedMax)}</td></tr>`;
       })
       .join("");
     return `<section aria-labelledby="g-${group}"><h2 id="g-${group}">${escapeHtml(group)}</h2><p class="note">${met} met, ${miss} missed, ${rows.length - met - miss} reported</p><table class="metrics"><thead><tr><th scope="col">metric</th><th scope="col">value</th><th scope="col">goal</th><th scope="col">verdict</th><th scope="col">against the goal</th></tr></thead><tbody>${body}</tbody></table></section>`;
@@ -516,7 +619,7 @@ ${missedList}
 <p class="note">Each bar is the measured value on its own scale; the dark line is the goal (a shaded band for a goal with a tolerance). Reported figures are scaled against the largest figure of their group in the same unit.</p>
 </section>
 <section aria-labelledby="growth"><h2 id="growth">Growth</h2>
-<div class="charts">${growthCharts(metrics).join("")}${sideBySide(metrics)}</div>
+<div class="charts">${growthCharts(metrics).join("")}${betterAuthMatrix(metrics)}</div>
 </section>
 ${sections.join("\n")}
 </main>
