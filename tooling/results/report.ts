@@ -13,6 +13,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { costSection } from "./cost.ts";
 import type { Metric } from "./metric.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -518,6 +519,7 @@ ${missedList}
 <section aria-labelledby="growth"><h2 id="growth">Growth</h2>
 <div class="charts">${growthCharts(metrics).join("")}${sideBySide(metrics)}</div>
 </section>
+${costSection(metrics)}
 ${sections.join("\n")}
 </main>
 </body>
