@@ -88,5 +88,10 @@ it("cost per operation, per request and per user", async (ctx) => {
     unit: "MAU",
     goal: "",
   });
+  record(ctx, "cost.mau_within_workers_paid_allowance_eventual", {
+    value: mauWithinAllowance(eventualMonth),
+    unit: "MAU",
+    goal: "",
+  });
   console.log("cost profile (per MAU per month)", PROFILE, { strict: strictMonth, eventual: eventualMonth });
 });

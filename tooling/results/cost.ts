@@ -66,7 +66,8 @@ const HEADLINES: [string, string][] = [
   ["cost.usd_per_million_guarded_requests.eventual", "per million guarded requests, eventual revocation"],
   ["cost.usd_per_1k_mau_month", "per 1,000 monthly active users per month, strict (the stated profile)"],
   ["cost.usd_per_1k_mau_month_eventual", "per 1,000 monthly active users per month, eventual"],
-  ["cost.mau_within_workers_paid_allowance", "monthly active users the $5 plan's allowances cover"],
+  ["cost.mau_within_workers_paid_allowance", "monthly active users the $5 plan's allowances cover, strict"],
+  ["cost.mau_within_workers_paid_allowance_eventual", "monthly active users the $5 plan's allowances cover, eventual"],
 ];
 
 const escapeHtml = (s: string) =>
