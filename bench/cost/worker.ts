@@ -2,7 +2,8 @@
  * The cost bench's worker: the deployed auth worker (every default, as `init` writes it) over
  * counting bindings. Its fetch handler, `AuthService` and its three Durable Object classes are
  * ours unchanged, each handed the counting env (bindings.ts), with the objects' storage counted
- * (storage.ts); each inbound request, alarm and incoming WebSocket message is counted here.
+ * (storage.ts); each inbound request, alarm, incoming WebSocket message and object start is counted
+ * here, and the objects' `stats` probes are not.
  * `EventualAuthService` and `EventualAuthWorker` are the same entrypoint and fetch handler on an env
  * that says `GATEHOUSE_REVOCATION=eventual`.
  * `GuardedApp` is a consuming app: its pages and API behind `ServiceAuthMiddleware`, its sign-out
