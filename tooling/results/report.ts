@@ -15,6 +15,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { costSection } from "./cost.ts";
 import type { Metric } from "./metric.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -621,6 +622,7 @@ ${missedList}
 <section aria-labelledby="growth"><h2 id="growth">Growth</h2>
 <div class="charts">${growthCharts(metrics).join("")}${betterAuthMatrix(metrics)}</div>
 </section>
+${costSection(metrics)}
 ${sections.join("\n")}
 </main>
 </body>

@@ -1,0 +1,17 @@
+declare namespace Cloudflare {
+  interface GlobalProps {
+    mainModule: typeof import("./worker");
+  }
+  interface Env {
+    SESSIONS: KVNamespace;
+    USER_SESSIONS: DurableObjectNamespace<import("../../durable-objects/user-sessions").UserSessions>;
+    ORGANIZATIONS: DurableObjectNamespace<import("../../durable-objects/organization-sessions").OrganizationSessions>;
+    RATE_LIMITER: DurableObjectNamespace<import("../../durable-objects/rate-limiter").RateLimiterDO>;
+    SESSION_SECRET: string;
+    AUTH_REDIRECT_URL: string;
+    ADMIN_API_TOKEN: string;
+    IDENTITY_WEBHOOK_SECRET: string;
+    IDENTITY_API_HOSTNAME: string;
+    IDENTITY_API_PORT: string;
+  }
+}
