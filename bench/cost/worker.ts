@@ -11,14 +11,14 @@
  * changes what the auth worker does.
  */
 import { WorkerEntrypoint, exports as workerExports } from "cloudflare:workers";
+import { compose } from "gatehouse-workers";
 import {
   type AuthServiceBinding,
   AuthServiceClient,
-  compose,
   currentUser,
   ServiceAuthMiddleware,
   ServiceLogoutHandler,
-} from "gatehouse-workers";
+} from "gatehouse-workers/client";
 import auth, {
   AuthService as AuthServiceBase,
   OrganizationSessions as OrganizationSessionsBase,

@@ -28,6 +28,7 @@ export const PROJECTS: Readonly<Record<string, readonly string[]>> = {
     "test/consumer/auth-fixture/misconfigured.wrangler.toml",
   ],
   "test/core": ["test/core/wrangler.toml"],
+  "test/cost": ["test/cost/wrangler.toml"],
   "test/faults": ["test/faults/wrangler.toml"],
   "test/html": ["test/html/wrangler.toml"],
   "test/rate-limit": ["test/rate-limit/wrangler.toml"],
