@@ -17,8 +17,17 @@ function sources(dir: string): string[] {
   });
 }
 
+/** The text with its comments blanked (line breaks kept, so line numbers stay): prose may say "goal:". */
+function withoutComments(text: string): string {
+  const blank = (comment: string) => comment.replace(/[^\n]/g, " ");
+  return text
+    .replace(/\/\*[\s\S]*?\*\//g, blank)
+    .replace(/^(\s*)\/\/.*$/gm, (line, indent: string) => indent + blank(line.slice(indent.length)));
+}
+
 /** Every `goal:` property of a file: its literal text, or null where it is not a string literal. */
-function goalsOf(text: string): { line: number; goal: string | null }[] {
+function goalsOf(source: string): { line: number; goal: string | null }[] {
+  const text = withoutComments(source);
   const found: { line: number; goal: string | null }[] = [];
   for (const match of text.matchAll(/\bgoal:\s*/g)) {
     const at = match.index + match[0].length;
@@ -85,5 +94,9 @@ describe("bench goals", () => {
     ].join("\n");
     expect(goalsOf(text).map((g) => g.goal)).toEqual(["<= 1", "reported", template.slice(1, -1)]);
     expect(goalsOf("z = { goal: GOAL };")).toEqual([{ line: 1, goal: null }]);
+    // Prose in a comment is not a goal; a goal after it keeps its line.
+    expect(goalsOf('/**\n * None has a goal: the issue sets none\n */\n// goal: none\nw = { goal: "<= 2" };')).toEqual([
+      { line: 5, goal: "<= 2" },
+    ]);
   });
 });
