@@ -112,6 +112,9 @@ describe("renderReport", () => {
     expect(html).toContain("Values of the chart “Limiter throughput by concurrency”");
     expect(html).toContain("Not measured in this run (no metrics named events.role_change_ms_&lt;N&gt;)");
     expect(html).toContain("Not measured in this run (no metrics named auth.matrix…)");
+    expect(html).toContain(
+      "Not measured in this run (no metrics named ratelimit.hot_key_calls_per_1k_checks_isolates_&lt;N&gt;)",
+    );
   });
 
   it("shows a missed goal's reason beside its verdict and in the list of misses, escaped, and only when missed", () => {
@@ -126,6 +129,37 @@ describe("renderReport", () => {
       { generatedAt: new Date(0), commit: "c" },
     );
     expect(bare).toContain("Why: no reason recorded by its bench.");
+  });
+});
+
+describe("the hot-key curves", () => {
+  const curve = { unit: "calls/1k checks", goal: "reported (curve by isolates)" };
+  const metrics: Record<string, Metric> = {
+    "ratelimit.hot_key_calls_per_1k_checks_isolates_1": { value: 1.95, ...curve },
+    "ratelimit.hot_key_calls_per_1k_checks_isolates_8": { value: 4.1, ...curve },
+    "ratelimit.hot_key_unleased_calls_per_1k_checks_isolates_1": { value: 497.6, ...curve },
+    "ratelimit.hot_key_unleased_calls_per_1k_checks_isolates_8": { value: 480.8, ...curve },
+    "ratelimit.hot_key_exactness_isolates_8": { value: 1, unit: "x", goal: "= 1.000" },
+    "ratelimit.hot_key_peer_calls_per_1k_checks": { value: 1000, unit: "calls/1k checks", goal: "reported" },
+  };
+  const html = renderReport(metrics, { generatedAt: new Date(0), commit: "c" });
+  const chart = html.slice(
+    html.indexOf('id="hot-key-isolates"'),
+    html.indexOf("</figure>", html.indexOf('id="hot-key-isolates"')),
+  );
+
+  it("draws calls per 1,000 checks by isolates, leased and unleased, with the peer's one point at 8", () => {
+    expect(chart).toMatch(/<svg class="plot"[^>]*role="img"/);
+    expect(chart).toContain("Values of the chart “Hot key: object calls by isolates” (calls per 1,000 checks)");
+    expect(chart).toContain(
+      '<th scope="col">Gatehouse (leases)</th><th scope="col">Gatehouse, leasing: false</th><th scope="col">peer (8 isolates)</th>',
+    );
+    expect(chart).toContain(
+      '<tr><th scope="row">1</th><td><span title="ratelimit.hot_key_calls_per_1k_checks_isolates_1">1.95</span></td><td><span title="ratelimit.hot_key_unleased_calls_per_1k_checks_isolates_1">497.6</span></td><td>—</td></tr>',
+    );
+    expect(chart).toContain('<span title="ratelimit.hot_key_peer_calls_per_1k_checks">1,000</span>');
+    // Exactness is a goal in the table, not a curve.
+    expect(chart).not.toContain("hot_key_exactness");
   });
 });
 

@@ -7,9 +7,9 @@
  * words, not by colour alone; a missed goal in red with the reason its bench gives), grouped by
  * prefix, with the values in tables, and the growth curves: revocation by sessions, the kill switch
  * by members, the role rewrite by sessions, the limiter's throughput by concurrency (ours and the
- * peer's), and the Better Auth matrix (resolve time and revocation window for each pairing of
- * modes, each window labelled measured or documented bound); each drawn from whatever of its
- * metrics exist. Node only.
+ * peer's), a hot key's object calls by isolates (leased, unleased, the peer's one point), and the
+ * Better Auth matrix (resolve time and revocation window for each pairing of modes, each window
+ * labelled measured or documented bound); each drawn from whatever of its metrics exist. Node only.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -425,7 +425,37 @@ function growthCharts(metrics: Record<string, Metric>): string[] {
       ),
       expected: "ratelimit.checks_per_ms_c<N> or ratelimit.peer_checks_per_ms_c<N>",
     }),
+    hotKeyChart(metrics),
   ];
+}
+
+/** The peer's hot-key figure, measured at 8 isolates only (the bench says why). */
+const HOT_KEY_PEER = "ratelimit.hot_key_peer_calls_per_1k_checks";
+
+/** A hot key's object calls per 1,000 checks by isolates: ours leased and unleased, and the peer's one point. */
+function hotKeyChart(metrics: Record<string, Metric>): string {
+  const peer = metrics[HOT_KEY_PEER];
+  return lineChart({
+    id: "hot-key-isolates",
+    title: "Hot key: object calls by isolates",
+    description:
+      "Calls that reached one hot key's Durable Object per 1,000 checks, by how many isolates share the same 20,000 checks (limit 10,000 per 60 s window, 50 in flight in each isolate): Gatehouse's exact limiter with leases and with leasing: false, and the peer (@hono-rate-limiter/cloudflare, one call per check, measured at 8 isolates only). Lower is better.",
+    xLabel: "isolates",
+    yLabel: "calls per 1,000 checks",
+    logX: true,
+    series: [
+      ...seriesOf(
+        metrics,
+        /^ratelimit\.hot_key_(calls|unleased_calls)_per_1k_checks_isolates_(\d+)$/,
+        { calls: "Gatehouse (leases)", unleased_calls: "Gatehouse, leasing: false" },
+        ["calls", "unleased_calls"],
+      ),
+      ...(peer && Number.isFinite(peer.value)
+        ? [{ key: "peer", label: "peer (8 isolates)", points: [{ x: 8, y: peer.value, metric: HOT_KEY_PEER }] }]
+        : []),
+    ],
+    expected: "ratelimit.hot_key_calls_per_1k_checks_isolates_<N>",
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
