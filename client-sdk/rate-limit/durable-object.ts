@@ -18,7 +18,7 @@ import { Coalescer } from "../core/coalesce";
 import { perBindingScope } from "../core/isolate-scope";
 import type { RateLimiterOptions } from "./config";
 import { RateLimitError } from "./errors";
-import { type LeaseBook, leasable, leaseBookFor } from "./lease";
+import { LEASE_SUSPEND_MS, type LeaseBook, leasable, leaseBookFor } from "./lease";
 import { RateLimiter } from "./limiter";
 import { type BlockedKeys, blockedKeysFor } from "./memory";
 import {
@@ -51,7 +51,7 @@ export interface DORateLimiterOptions extends RateLimiterOptions {
   /**
    * Lease slices of a hot key's window from its object and admit from them in the isolate
    * (issue 29; `lease.ts`). Default `true`. Policies with a limit under 512 never lease; a key
-   * leases once this isolate has sent it 64 checks in the window. `false`: one call per batch.
+   * leases once this isolate has sent it 16 checks in the window (`HOT_AFTER_CHECKS`). `false`: one call per batch.
    */
   leasing?: boolean;
 }
@@ -136,9 +136,10 @@ export class DORateLimiter extends RateLimiter {
     const windowIndex = fixedWindow(now, this.window).index;
     // A stub per call, made in the request that sends it: Workers forbid I/O on behalf of another request.
     const stub = this.#client.get(this.objectName(call.key)) as unknown as RateCheckStub;
-    if (book) await giveBack(stub, book, call);
-    if (book?.isHot(call.key, windowIndex)) {
-      return [...leased, ...(await this.#lease(stub, book, call, rest, now, windowIndex))];
+    if (book && !book.suspended(now)) await giveBack(stub, book, call, now);
+    if (book?.isHot(call.key, windowIndex) && !book.suspended(now)) {
+      const answered = await this.#lease(stub, book, call, rest, now, windowIndex);
+      if (answered) return [...leased, ...answered];
     }
     book?.sent(call.key, windowIndex, rest);
     return [...leased, ...(await this.#check(stub, call, rest))];
@@ -146,7 +147,10 @@ export class DORateLimiter extends RateLimiter {
 
   /**
    * A hot key's call: leases `count` checks plus the reserve. The checks take the first of the
-   * grant, in arrival order; the isolate keeps the rest until `now + ttlMs`.
+   * grant, in arrival order; the isolate keeps the rest until `now + ttlMs`. Null when the lease
+   * failed (an object without `lease`, say, during a deploy): leasing stops for `LEASE_SUSPEND_MS`
+   * and the caller asks for the batch the plain way. A lease the object granted but whose answer
+   * was lost stays debited: under-admission, never over.
    */
   async #lease(
     stub: RateCheckStub,
@@ -155,11 +159,18 @@ export class DORateLimiter extends RateLimiter {
     count: number,
     now: number,
     windowIndex: number,
-  ): Promise<RateCheckResult[]> {
+  ): Promise<RateCheckResult[] | null> {
     const want = Math.min(MAX_LIMIT, count + book.reserve(call.key));
+    let answer: unknown;
+    try {
+      answer = await stub.lease({ ...call, want });
+      if (!isLeaseResult(answer, want)) throw new TypeError("RateLimiterDO answered a lease with an unexpected shape");
+    } catch (err) {
+      book.suspend(now + LEASE_SUSPEND_MS);
+      this.options.logger("gatehouse: rate limiter lease failed; leasing paused, checks go one batch at a time", err);
+      return null;
+    }
     book.sent(call.key, windowIndex, count);
-    const answer: unknown = await stub.lease({ ...call, want });
-    if (!isLeaseResult(answer, want)) throw new TypeError("RateLimiterDO answered a lease with an unexpected shape");
     const { granted, remaining, resetAt, retryAfter, leaseId, ttlMs } = answer;
     const admitted = Math.min(count, granted);
     const kept = granted - admitted;
@@ -197,9 +208,15 @@ export class DORateLimiter extends RateLimiter {
  * Gives back what ended leases of the key left, before the call that follows: each return is
  * idempotent at the object, so one that failed (and failed its batch) is simply sent again next time.
  */
-async function giveBack(stub: RateCheckStub, book: LeaseBook, call: RateCheckCall): Promise<void> {
+async function giveBack(stub: RateCheckStub, book: LeaseBook, call: RateCheckCall, now: number): Promise<void> {
   for (const { id, unused } of [...book.returnsDue(call.key)]) {
-    await stub.release({ ...call, leaseId: id, unused });
+    try {
+      await stub.release({ ...call, leaseId: id, unused });
+    } catch {
+      // Kept for later (a return is idempotent); meanwhile this isolate asks one batch at a time.
+      book.suspend(now + LEASE_SUSPEND_MS);
+      return;
+    }
     book.returned(call.key, id);
   }
 }

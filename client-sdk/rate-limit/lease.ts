@@ -22,6 +22,12 @@ export const MIN_RESERVE = 16;
 export const RESERVE_SHARE = 32;
 /** Most keys a book tracks per binding and policy; beyond it the oldest go first (their tokens stay debited). */
 export const MAX_LEASED_KEYS = 10_000;
+/**
+ * How long an isolate stops leasing after a `lease` or `release` call failed (ms): an object still
+ * running a version without them (Cloudflare keeps an object's old code for a while after a deploy
+ * and for a whole gradual deployment) is asked one batch at a time meanwhile, never left unasked.
+ */
+export const LEASE_SUSPEND_MS = 60_000;
 
 /** The largest reserve for `limit`; below `MIN_RESERVE` the policy never leases (limit < 512). */
 export function reserveCap(limit: number): number {
@@ -76,6 +82,8 @@ interface KeyLeases {
 
 export class LeaseBook {
   readonly #keys = new Map<string, KeyLeases>();
+  /** Until when (ms) this book leases nothing (a lease or return failed). */
+  #suspendedUntil = Number.NEGATIVE_INFINITY;
   readonly #limit: number;
   readonly #max: number;
 
@@ -106,7 +114,22 @@ export class LeaseBook {
       taken.push({ allowed: true, remaining: lease.remaining + lease.left, resetAt: lease.resetAt });
       if (lease.left === 0) this.#retire(entry, false);
     }
+    // A key admitting from its lease is in use: it must not be the stalest when a spray of new keys evicts.
+    if (taken.length > 0) {
+      this.#keys.delete(key);
+      this.#keys.set(key, entry);
+    }
     return taken;
+  }
+
+  /** Stops leasing until `until` (ms): calls go one batch at a time; held leases and returns stay. */
+  suspend(until: number): void {
+    this.#suspendedUntil = Math.max(this.#suspendedUntil, until);
+  }
+
+  /** True while leasing is suspended at `now`. */
+  suspended(now: number): boolean {
+    return now < this.#suspendedUntil;
   }
 
   /** True when `key` is hot in this isolate at window `windowIndex`: the next call should lease. */

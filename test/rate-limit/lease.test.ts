@@ -5,10 +5,12 @@
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { DORateLimiter } from "gatehouse-workers/rate-limit";
 import { describe, expect, it } from "vitest";
 import { LEASE_TTL_MS } from "../../client-sdk/rate-limit";
 import {
   HOT_AFTER_CHECKS,
+  LEASE_SUSPEND_MS,
   LeaseBook,
   leasable,
   MIN_RESERVE,
@@ -203,5 +205,67 @@ describe("LeaseBook", () => {
     expect(book.size).toBe(3);
     expect(book.isHot("a", 0)).toBe(false);
     expect(book.isHot("d", 0)).toBe(true);
+  });
+
+  it("a key admitting from its lease is not the stalest: a spray of new keys does not drop it", () => {
+    const book = new LeaseBook(10_000, 3);
+    book.sent("hot", 0, HOT_AFTER_CHECKS);
+    book.hold("hot", 0, lease({ left: 20, reserved: 20 }));
+    book.sent("x", 0, 1);
+    book.sent("y", 0, 1);
+    expect(book.take("hot", 10)).toHaveLength(1); // in use: now the most recent
+    book.sent("z", 0, 1); // evicts the stalest, x
+    expect(book.take("hot", 10)).toHaveLength(1);
+    expect(book.isHot("x", 0)).toBe(false);
+  });
+});
+
+describe("leasing against an object without lease and release (its old code, during a deploy)", () => {
+  // Cloudflare keeps a running object's old code for a while after a deploy, and for a whole gradual
+  // deployment (developers.cloudflare.com/durable-objects/deployments/durable-objects-code-updates/).
+  const oldObjects = (calls: string[]) => ({
+    raw: {},
+    get(name: string) {
+      const real = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name));
+      const missing = (method: string) => () => {
+        calls.push(method);
+        return Promise.reject(new TypeError(`The RPC receiver does not implement the method "${method}".`));
+      };
+      return {
+        check: (c: never) => real.check(c),
+        checkBatch: (c: never) => real.checkBatch(c),
+        lease: missing("lease"),
+        release: missing("release"),
+      };
+    },
+  });
+
+  it("admits exactly the limit, one batch at a time, and tries leasing again only after a pause", async () => {
+    const calls: string[] = [];
+    const clock = manualClock(1_000);
+    const logged: string[] = [];
+    const limiter = new DORateLimiter(oldObjects(calls), {
+      limit: 512,
+      window: 60,
+      prefix: uniqueKey("old-object"),
+      clock,
+      logger: (message) => logged.push(message),
+    });
+    let allowed = 0;
+    const sources = new Set<string>();
+    for (let i = 0; i < 2_000; i++) {
+      const decision = await limiter.check("203.0.113.9");
+      if (decision.allowed) allowed++;
+      sources.add(decision.source);
+    }
+    expect(allowed).toBe(512);
+    expect(sources.has("store_error")).toBe(false);
+    // One failed lease paused leasing; no other lease was tried while paused.
+    expect(calls).toEqual(["lease"]);
+    expect(logged).toHaveLength(1);
+    clock.advance(LEASE_SUSPEND_MS);
+    // A new window, past the pause: the key is hot again after its checks, and one lease is tried.
+    for (let i = 0; i < 2 * HOT_AFTER_CHECKS; i++) expect((await limiter.check("203.0.113.9")).allowed).toBe(true);
+    expect(calls).toEqual(["lease", "lease"]);
   });
 });
