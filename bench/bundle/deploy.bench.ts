@@ -25,7 +25,13 @@ it("bundle.auth_worker_gzip_kb", async (ctx) => {
   expect(bundle.modules, "the auth-worker fixture's wrangler config sets minify").toEqual([]);
   expect(bundle.map, "wrangler wrote the bundle's source map").not.toBeNull();
   const { parts } = compositionOf(bundle.code, bundle.map);
-  record(ctx, "bundle.auth_worker_gzip_kb", { value: bundle.gzipKb, unit: "kB", goal: "<= 145" });
+  record(ctx, "bundle.auth_worker_gzip_kb", {
+    value: bundle.gzipKb,
+    unit: "kB",
+    goal: "<= 145",
+    reason:
+      "about 54 kB is the WorkOS SDK, which we keep; since the goal was set (issue 29) the bundle grew by hot-key leasing (client-sdk/rate-limit/lease.ts and RateLimiterDO.lease/release, about 2.3 kB gzip on their own) and by the session core's feature rooms (a facade method per public method of SessionManager and UserSessions plus their wiring), both recorded in CHANGELOG.md",
+  });
   record(ctx, "bundle.auth_worker_unminified_gzip_kb", { value: unminified.gzipKb, unit: "kB", goal: "reported" });
   record(ctx, "bundle.auth_worker_postgres_bytes", { value: bytesOf(parts, "postgres"), unit: "B", goal: "0" });
   record(ctx, "bundle.auth_worker_containers_bytes", {
