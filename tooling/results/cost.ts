@@ -6,21 +6,8 @@
  * the headline figures (per million guarded requests, per 1,000 monthly active users). It draws
  * what the results hold and computes nothing: the counting and the prices are bench/cost's. Node only.
  */
+import { KINDS } from "../../bench/cost/ledger.ts";
 import type { Metric } from "./metric.ts";
-
-/** Column order of the kinds (bench/cost/ledger.ts `KINDS`); a kind not listed here comes after them. */
-const KIND_ORDER = [
-  "worker_requests",
-  "subrequests",
-  "do_requests",
-  "do_rows_read",
-  "do_rows_written",
-  "kv_reads",
-  "kv_writes",
-  "kv_deletes",
-  "kv_lists",
-  "queue_ops",
-];
 
 const KIND_LABELS: Record<string, string> = {
   worker_requests: "Worker requests",
@@ -98,7 +85,8 @@ function table(metrics: Record<string, Metric>): { operations: string[]; kinds: 
     kinds.add(match[2]!);
   }
   const rank = (order: string[]) => (k: string) => (order.includes(k) ? order.indexOf(k) : order.length);
-  const kind = rank(KIND_ORDER);
+  // Columns in the ledger's order of kinds; a kind it does not list comes after them.
+  const kind = rank([...KINDS]);
   const operation = rank(OPERATION_ORDER);
   return {
     operations: operations.sort((a, b) => operation(a) - operation(b)),
