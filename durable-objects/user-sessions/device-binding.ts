@@ -51,7 +51,7 @@ export async function issueChallenge(
   sql.exec(
     `DELETE FROM binding_challenges WHERE hash IN
        (SELECT hash FROM binding_challenges WHERE session_id = ? AND purpose = ?
-          ORDER BY expires_at DESC LIMIT -1 OFFSET ?)`,
+          ORDER BY expires_at DESC, rowid DESC LIMIT -1 OFFSET ?)`,
     sessionId,
     purpose,
     MAX_CHALLENGES_PER_SESSION - 1,
