@@ -1,9 +1,9 @@
 /**
  * @module
  * SQLite schema of the per-user session object: the one place its tables are declared (every
- * feature's: lifecycle, policy, security record, organization controls, provider access). Written
- * down in ARCHITECTURE.md ("Storage schema"); a change here that renames or drops a column must
- * migrate, because objects keep their storage forever.
+ * feature's: lifecycle, policy, security record, organization controls, provider access, device
+ * binding). Written down in ARCHITECTURE.md ("Storage schema"); a change here that renames or drops
+ * a column must migrate, because objects keep their storage forever.
  */
 
 export const SCHEMA = `
@@ -105,6 +105,21 @@ CREATE TABLE IF NOT EXISTS live_tickets (
   session_id TEXT NOT NULL,
   expires_at INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS bound_keys (
+  session_id TEXT PRIMARY KEY,
+  jwk TEXT NOT NULL,
+  alg TEXT NOT NULL,
+  thumbprint TEXT NOT NULL,
+  bound_at INTEGER NOT NULL,
+  refreshed_at INTEGER
+);
+CREATE TABLE IF NOT EXISTS binding_challenges (
+  hash TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  purpose TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS binding_challenges_session ON binding_challenges (session_id);
 `;
 
 /**

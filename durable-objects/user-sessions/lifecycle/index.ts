@@ -10,6 +10,7 @@ import type { RegisterResult } from "../../../client-sdk/protocol/lifecycle";
 import type { RevocationActor } from "../../../client-sdk/protocol/security-record";
 import { objectNow } from "../../clock";
 import type { SessionObject } from "../context";
+import { purgeDeviceBinding } from "../device-binding";
 import { notifyRevoked, tellSessionsChanged } from "../live";
 import { EPOCH_FLOOR } from "../organization-controls/epochs";
 import { admit, CAP_ACTOR, type PolicyRow, slide } from "../policy";
@@ -223,5 +224,6 @@ export class Lifecycle {
   purge(now: number): void {
     this.#object.sql.exec("DELETE FROM sessions WHERE expires_at <= ?", now);
     this.#object.sql.exec("DELETE FROM tombstones WHERE expires_at <= ?", now);
+    purgeDeviceBinding(this.#object.sql, now);
   }
 }

@@ -7,6 +7,7 @@
  */
 import { inPool } from "../../../client-sdk/core/pool";
 import { REVOKED_MARK_TTL_SECONDS, revokedMark, SESSION_PREFIX } from "../../../client-sdk/protocol/session-record";
+import { unbindSessions } from "../device-binding";
 import type { RevocationReason } from "../schema";
 
 /** KV writes in flight at once while draining (bench/sessions measures the drain against this floor). */
@@ -40,6 +41,7 @@ export function commitRevocation(
       sql.exec("INSERT OR IGNORE INTO kv_deletes (id) VALUES (?)", id);
       if (row) revoked++;
     }
+    unbindSessions(sql, ids);
   });
   return revoked;
 }
