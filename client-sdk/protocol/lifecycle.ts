@@ -28,6 +28,8 @@ export interface SessionInfo {
   location: SessionLocation | null;
   /** Its sign-in was the first from this device and place within the retention window (`session.new_device`). */
   newDevice: boolean;
+  /** A device key is bound to it (DBSC, `protocol/device-binding.ts`); absent where the answer does not say. */
+  bound?: boolean;
 }
 
 /** What `SessionManager` mirrors into the object when a session is created. */

@@ -141,3 +141,58 @@ export function purgeDeviceBinding(sql: SqlStorage, now: number): void {
   sql.exec("DELETE FROM binding_challenges WHERE expires_at <= ?", now);
   sql.exec("DELETE FROM bound_keys WHERE session_id NOT IN (SELECT id FROM sessions)");
 }
+
+/** What a registration proof's spent challenge led to (`UserSessions.bindDevice`). */
+export type BindOutcome = "bound" | "already_bound" | "unknown_challenge" | "inactive";
+
+/**
+ * The feature as the object's RPC methods use it: every call names one session, and only an active
+ * session (`isActive`: mirrored, unexpired, not revoked) gets a challenge, a key or a refresh.
+ */
+export class DeviceBinding {
+  readonly #sql: SqlStorage;
+  readonly #isActive: (sessionId: string, now: number) => boolean;
+
+  constructor(sql: SqlStorage, isActive: (sessionId: string, now: number) => boolean) {
+    this.#sql = sql;
+    this.#isActive = isActive;
+  }
+
+  /** A challenge for an active session; null otherwise. */
+  async challenge(
+    sessionId: string,
+    purpose: ChallengePurpose,
+  ): Promise<{ challenge: string; expiresAt: number } | null> {
+    if (!this.#isActive(sessionId, objectNow())) return null;
+    return issueChallenge(this.#sql, sessionId, purpose);
+  }
+
+  /** Spends a registration challenge and binds the (already verified) key, in that order. */
+  async bind(
+    sessionId: string,
+    challenge: string,
+    key: { jwk: DbscPublicJwk; alg: DbscAlgorithm; thumbprint: string },
+  ): Promise<BindOutcome> {
+    if (!(await spendChallenge(this.#sql, challenge, sessionId, "registration"))) return "unknown_challenge";
+    if (!this.#isActive(sessionId, objectNow())) return "inactive";
+    return bindKey(this.#sql, { sessionId, ...key });
+  }
+
+  keyOf(sessionId: string): BoundKey | null {
+    return keyOf(this.#sql, sessionId);
+  }
+
+  /** Spends a refresh challenge of an active session and records the refresh; false when either fails. */
+  async refreshed(sessionId: string, challenge: string): Promise<boolean> {
+    if (!(await spendChallenge(this.#sql, challenge, sessionId, "refresh"))) return false;
+    if (!this.#isActive(sessionId, objectNow())) return false;
+    noteRefresh(this.#sql, sessionId);
+    return true;
+  }
+
+  /** Whether the session is active and whether it has a bound key: what resolve asks in one call. */
+  state(sessionId: string, now: number): { active: boolean; bound: boolean } {
+    const bound = this.#sql.exec("SELECT 1 FROM bound_keys WHERE session_id = ?", sessionId).toArray().length > 0;
+    return { active: this.#isActive(sessionId, now), bound };
+  }
+}

@@ -1,8 +1,8 @@
 /**
  * @module
  * Builds the features of one `UserSessions` object and wires them together: the shared object
- * (context.ts) with its alarm, then security record, lifecycle, organization controls and provider
- * access, each handed only what it uses. Organization controls use lifecycle (a kill switch
+ * (context.ts) with its alarm, then security record, lifecycle, organization controls, provider
+ * access and device binding, each handed only what it uses. Organization controls use lifecycle (a kill switch
  * revokes) and lifecycle calls back into them (a written KV record catches up on membership
  * changes): that call is a closure here, so no two files import each other. The class itself is
  * `own` (context.ts). Also the counts `stats` answers.
@@ -18,6 +18,7 @@ import {
   sessionsNamespace,
   userIdOf,
 } from "./context";
+import { DeviceBinding } from "./device-binding";
 import { DEFAULT_REVOCATION_BATCH, Lifecycle } from "./lifecycle";
 import { joinedSockets } from "./live";
 import { DEFAULT_REWRITE_BATCH, OrganizationControls } from "./organization-controls";
@@ -31,6 +32,7 @@ export interface Features {
   record: SecurityRecord;
   organizations: OrganizationControls;
   access: ProviderAccess;
+  binding: DeviceBinding;
 }
 
 /** The class's statics, which a subclass or `createAuthWorker` may set (`refreshTokens` is read at each refresh). */
@@ -76,7 +78,8 @@ export function buildFeatures(
     rewriteBatch: batchSetting(env.GATEHOUSE_REWRITE_BATCH, DEFAULT_REWRITE_BATCH),
   });
   const access = new ProviderAccess(object, { refresher: () => settings.refreshTokens, env });
-  return { object, lifecycle, record, organizations, access };
+  const binding = new DeviceBinding(object.sql, (sessionId, now) => lifecycle.isActive(sessionId, now));
+  return { object, lifecycle, record, organizations, access, binding };
 }
 
 /** Counts for tests and operators (`UserSessions.stats`): rows, tombstones, pending KV marks, sockets, events. */

@@ -4,11 +4,18 @@
  * hibernation). A thin RPC class over its features, one room each: `lifecycle` (the mirror of every
  * live session, revocation), `policy` (the session cap, the expiry of a use), `security-record`
  * (timeline, devices, receipts, deliveries), `organization-controls` (kill switches, provider
- * events), `provider-access` (provider tokens, live tickets), the live channel (`live.ts`) and the
+ * events), `provider-access` (provider tokens, live tickets), `device-binding` (DBSC keys and
+ * challenges), the live channel (`live.ts`) and the
  * one alarm (`alarms.ts`). Its RPC methods are the API; `fetch` only accepts WebSocket upgrades the
  * auth worker authenticated. Features sit behind `#private` fields so RPC cannot reach them.
  */
 import { type Connection, type ConnectionContext, Server } from "partyserver";
+import type {
+  BoundKey,
+  ChallengePurpose,
+  DbscAlgorithm,
+  DbscPublicJwk,
+} from "../../client-sdk/protocol/device-binding";
 import type { RegisterResult } from "../../client-sdk/protocol/lifecycle";
 import type {
   KnownDevice,
@@ -21,6 +28,7 @@ import type {
 import { objectNow } from "../clock";
 import { runAlarm } from "./alarms";
 import type { ServerEnv } from "./context";
+import type { BindOutcome } from "./device-binding";
 import { buildFeatures, type Features, type ObjectStats, objectStats } from "./features";
 import { answerPing, closeOnError, joinedOf, joinSocket, liveTags, serveLive } from "./live";
 import type { AccessTokenAnswer, TokenRefresher } from "./provider-access";
@@ -33,10 +41,11 @@ import {
   type SessionInfo,
   type SessionMirror,
 } from "./schema";
-import { DEFAULT_RETENTION_MS } from "./security-record";
+import { DEFAULT_RETENTION_MS, type RefusalReason } from "./security-record";
 
 export { CONTINUATION_GUARD_MS } from "./alarms";
 export type { UserSessionsEnv } from "./context";
+export type { BindOutcome } from "./device-binding";
 export type { ObjectStats } from "./features";
 export { RECORD_HEADER, SESSION_HEADER, TICKET_HEADER } from "./live";
 export { type Membership, PROCESSED_EVENT_TTL_MS } from "./organization-controls";
@@ -56,7 +65,7 @@ export type {
   SessionInfo,
   SessionMirror,
 } from "./schema";
-export { ATTEMPT_THROTTLE_MS, receiptOwner } from "./security-record";
+export { ATTEMPT_THROTTLE_MS, type RefusalReason, receiptOwner } from "./security-record";
 
 export class UserSessions extends Server<ServerEnv> {
   static override options = { hibernate: true };
@@ -141,9 +150,13 @@ export class UserSessions extends Server<ServerEnv> {
     return this.#features.organizations.endForOrganization(organizationId, epoch, actor);
   }
 
-  /** Records a use of one of this user's revoked sessions (its cookie presented again), at most once per session per 10 minutes. */
-  recordRefused(sessionId: string, seen: { ip?: string; device?: string; location?: SessionLocation } = {}): boolean {
-    return this.#features.record.refused(sessionId, seen);
+  /** Records a use of one of this user's revoked sessions (its cookie presented again), or of a bound one without its device proof, at most once per session per 10 minutes. */
+  recordRefused(
+    sessionId: string,
+    seen: { ip?: string; device?: string; location?: SessionLocation } = {},
+    reason: RefusalReason = "revoked",
+  ): boolean {
+    return this.#features.record.refused(sessionId, seen, reason === "device_proof_missing" ? reason : "revoked");
   }
 
   /** Records a rate-limit lockout of a request that carried this session, at most once per session and route family per 10 minutes. */
@@ -189,6 +202,38 @@ export class UserSessions extends Server<ServerEnv> {
   /** Counts for tests and operators: rows, tombstones, pending KV deletes, open sockets. */
   stats(): ObjectStats {
     return objectStats(this.ctx.storage.sql, this.getConnections());
+  }
+
+  /** A DBSC challenge for an active session (one of its last three per purpose counts); null when the session is not active. */
+  bindingChallenge(
+    sessionId: string,
+    purpose: ChallengePurpose,
+  ): Promise<{ challenge: string; expiresAt: number } | null> {
+    return this.#features.binding.challenge(sessionId, purpose);
+  }
+
+  /** Spends the registration challenge a verified proof answered, then binds its key (a session keeps its first). */
+  bindDevice(
+    sessionId: string,
+    challenge: string,
+    key: { jwk: DbscPublicJwk; alg: DbscAlgorithm; thumbprint: string },
+  ): Promise<BindOutcome> {
+    return this.#features.binding.bind(sessionId, challenge, key);
+  }
+
+  /** The key bound to the session, or null. */
+  boundKey(sessionId: string): BoundKey | null {
+    return this.#features.binding.keyOf(sessionId);
+  }
+
+  /** Spends the refresh challenge a verified proof answered and records the refresh; false when it was not live. */
+  noteBindingRefresh(sessionId: string, challenge: string): Promise<boolean> {
+    return this.#features.binding.refreshed(sessionId, challenge);
+  }
+
+  /** Whether the session is active and bound, in one call (resolve with device binding on). */
+  bindingState(sessionId: string, now: number = objectNow()): { active: boolean; bound: boolean } {
+    return this.#features.binding.state(sessionId, now);
   }
 
   /** Admits an upgrade before partyserver sees it (live.ts `serveLive`); anything else is refused without a socket. */

@@ -113,10 +113,14 @@ export class Lifecycle {
     if (this.#parts.catchUp(sessionId, objectNow()) > 0) this.#object.scheduleAlarm();
   }
 
-  /** Every live (unexpired) session, newest first. */
+  /** Every live (unexpired) session, newest first, each saying whether a device key is bound to it. */
   list(now: number): SessionInfo[] {
     return this.#object.sql
-      .exec("SELECT * FROM sessions WHERE expires_at > ? ORDER BY created_at DESC", now)
+      .exec(
+        `SELECT s.*, EXISTS (SELECT 1 FROM bound_keys b WHERE b.session_id = s.id) AS bound
+           FROM sessions s WHERE s.expires_at > ? ORDER BY s.created_at DESC`,
+        now,
+      )
       .toArray()
       .map(toInfo);
   }

@@ -79,5 +79,6 @@ export function toInfo(row: Row): SessionInfo {
     device: row.device === null || row.device === undefined ? null : String(row.device),
     location: row.location === null || row.location === undefined ? null : JSON.parse(String(row.location)),
     newDevice: row.new_device === 1,
+    ...(row.bound === undefined ? {} : { bound: row.bound === 1 }),
   };
 }

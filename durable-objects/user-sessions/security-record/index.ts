@@ -29,6 +29,9 @@ export { deviceKey } from "./devices";
 export { receiptFields, receiptOwner } from "./receipts";
 export { DEFAULT_RETENTION_MS, type NewEvent } from "./timeline";
 
+/** Why a session's use was refused: its revocation, or a bound session's cookie without a fresh device proof. */
+export type RefusalReason = "revoked" | "device_proof_missing";
+
 /** A refused use of a revoked session, a lockout or a refused sign-in: recorded at most once per cause in this window. */
 export const ATTEMPT_THROTTLE_MS = 10 * 60 * 1000;
 
@@ -84,15 +87,19 @@ export class SecurityRecord {
     return this.record({ ...event, at, dedupe: `${cause}:${Math.floor(at / ATTEMPT_THROTTLE_MS)}` }) !== null;
   }
 
-  /** A use of one of the user's revoked sessions (its cookie presented again). */
-  refused(sessionId: string, seen: { ip?: string; device?: string; location?: SessionLocation }): boolean {
-    return this.attempt(`refused:${sessionId}`, {
+  /** A use of one of the user's revoked sessions (its cookie presented again), or of a bound one without its device's proof. */
+  refused(
+    sessionId: string,
+    seen: { ip?: string; device?: string; location?: SessionLocation },
+    reason: RefusalReason = "revoked",
+  ): boolean {
+    return this.attempt(reason === "revoked" ? `refused:${sessionId}` : `refused:${reason}:${sessionId}`, {
       type: "session.refused",
       sessionId,
       ip: seen.ip,
       device: seen.device,
       location: seen.location,
-      detail: { reason: "revoked" },
+      detail: { reason },
     });
   }
 

@@ -5,6 +5,7 @@
  * taken whole and checked by `policy.ts`; nothing here names a policy field.
  */
 import { KV_MIN_TTL_SECONDS } from "../../../client-sdk/bindings/kv";
+import type { DeviceBindingMode } from "../../../client-sdk/protocol/device-binding";
 import type { SessionPolicy } from "../../../client-sdk/protocol/policy";
 import type { OrganizationSessions } from "../../../durable-objects/organization-sessions";
 import type { UserSessions } from "../../../durable-objects/user-sessions";
@@ -19,6 +20,19 @@ import { type DeploymentPolicies, deploymentPolicies } from "./policy";
  * - "eventual": KV only; other locations may accept a revoked session for up to ~60 s.
  */
 export type RevocationMode = "strict" | "eventual";
+
+/** The device-binding modes a deployment may choose today (`"required"` per role comes later). */
+export type DeviceBindingSetting = Exclude<DeviceBindingMode, "required">;
+const DEVICE_BINDING_SETTINGS: readonly DeviceBindingSetting[] = ["off", "opportunistic"];
+
+/** Checks the `deviceBinding` option (default `"off"`); anything else throws a TypeError naming it. */
+export function deviceBindingSetting(value: unknown): DeviceBindingSetting {
+  if (value === undefined) return "off";
+  if (!(DEVICE_BINDING_SETTINGS as readonly unknown[]).includes(value)) {
+    throw new TypeError(`deviceBinding must be "off" or "opportunistic", got ${JSON.stringify(value)}`);
+  }
+  return value as DeviceBindingSetting;
+}
 
 export interface SessionCookieConfig {
   /**
@@ -84,6 +98,12 @@ export interface SessionManagerOptions {
   location?: LocationSource;
   /** Absolute lifetime of a session an operator opened as someone else (impersonation), seconds. Default 1 hour. */
   impersonationTimeout?: number;
+  /**
+   * Device Bound Session Credentials (DBSC, ARCHITECTURE.md "Device binding"): `"off"` (default)
+   * or `"opportunistic"`: a sign-in offers the browser to bind a key, and a session whose browser
+   * did needs a fresh bound cookie too. Needs `userSessions`.
+   */
+  deviceBinding?: DeviceBindingSetting;
 }
 
 export const SESSION_DEFAULTS = {
@@ -113,6 +133,7 @@ export interface ResolvedSessionConfig extends DeploymentPolicies {
   timeline: boolean;
   location: LocationSource;
   impersonationTimeout: number;
+  deviceBinding: DeviceBindingSetting;
 }
 
 export function resolveSessionConfig(options: SessionManagerOptions = {}): ResolvedSessionConfig {
@@ -160,6 +181,10 @@ export function resolveSessionConfig(options: SessionManagerOptions = {}): Resol
   if (impersonationTimeout < KV_MIN_TTL) {
     throw new RangeError(`impersonationTimeout must be at least ${KV_MIN_TTL} seconds (KV's minimum expiry)`);
   }
+  const deviceBinding = deviceBindingSetting(options.deviceBinding);
+  if (deviceBinding !== "off" && !options.userSessions) {
+    throw new TypeError(`deviceBinding: "${deviceBinding}" needs the userSessions Durable Object namespace`);
+  }
   if (refreshInterval >= idleTimeout) {
     throw new RangeError("refreshInterval must be shorter than idleTimeout, or sessions would expire while in use");
   }
@@ -179,6 +204,7 @@ export function resolveSessionConfig(options: SessionManagerOptions = {}): Resol
     timeline: options.timeline ?? true,
     location: options.location ?? edgeLocation,
     impersonationTimeout,
+    deviceBinding,
   };
 }
 

@@ -2,11 +2,12 @@
  * @module
  * The session core wired once: the settings, the KV record store, the signer, and one door per
  * feature, each given only the neighbours it calls (policy ← organization controls ← security
- * record ← lifecycle; provider access resolves a cookie through the manager). `SessionManager` is
+ * record ← device binding ← lifecycle; provider access resolves a cookie through the manager). `SessionManager` is
  * the facade over what this builds; nothing here holds state of its own or does I/O.
  */
 import { HmacSigner } from "../crypto";
 import { type ResolvedSessionConfig, resolveSessionConfig, type SessionManagerOptions } from "./config";
+import { type BindingSession, DeviceBinding } from "./device-binding";
 import { KVSessionStore } from "./kv-session-store";
 import { SessionLifecycle } from "./lifecycle";
 import { OrganizationControls } from "./organization-controls";
@@ -24,9 +25,10 @@ export interface SessionDoors {
   record: SecurityRecord;
   organizations: OrganizationControls;
   provider: ProviderAccess;
+  binding: DeviceBinding;
 }
 
-/** Builds the doors over one KV namespace; `resolve` is how provider access finds a cookie's session. */
+/** Builds the doors over one KV namespace; `resolve` is how provider access and device binding find a cookie's session. */
 export function sessionDoors(
   kv: KVNamespace,
   secret: string | readonly string[],
@@ -41,7 +43,19 @@ export function sessionDoors(
   const organizations = new OrganizationControls(kv, config.clock, config, options.organizations);
   const record = new SecurityRecord(config, store, signer, objects, organizations);
   const hooks = options.hooks ?? {};
-  const lifecycle = new SessionLifecycle({ config, store, signer, directory, objects, organizations, record, hooks });
+  const binding = new DeviceBinding({
+    config,
+    store,
+    signer,
+    objects,
+    record,
+    resolve: async (cookie): Promise<BindingSession | null> => {
+      const session = await resolve(cookie);
+      return session && { sessionId: session.sessionId, userId: session.user.id };
+    },
+  });
+  const parts = { config, store, signer, directory, objects, organizations, record, binding, hooks };
+  const lifecycle = new SessionLifecycle(parts);
   const provider = new ProviderAccess(signer, objects, resolve);
-  return { config, store, directory, signer, lifecycle, record, organizations, provider };
+  return { config, store, directory, signer, lifecycle, record, organizations, provider, binding };
 }

@@ -2,7 +2,8 @@
  * @module
  * Session lifecycle, the worker's door (contract: `client-sdk/protocol/lifecycle.ts`): create a
  * session (steps in `lifecycle/new-session.ts`), resolve it from a cookie and slide its idle expiry,
- * end and revoke it; the hooks observe (`lifecycle/hooks.ts`). Resolving never throws on any cookie;
+ * end and revoke it; the hooks observe (`lifecycle/hooks.ts`). With device binding on, a bound session
+ * also needs its fresh bound cookie (`device-binding.ts`). Resolving never throws on any cookie;
  * only a failing store surfaces, as a 503 `AuthError` (fail closed). Never logs a session id.
  */
 import type { SessionMirror } from "../../../client-sdk/protocol/lifecycle";
@@ -15,6 +16,7 @@ import { isSessionId } from "../ids";
 import type { LocationSource } from "../location";
 import type { AppUser, IdentityUser } from "../types";
 import type { ResolvedSessionConfig, SessionHooks } from "./config";
+import type { DeviceBinding } from "./device-binding";
 import type { KVSessionStore, SessionRecord } from "./kv-session-store";
 import { HookRunner } from "./lifecycle/hooks";
 import {
@@ -54,6 +56,7 @@ export interface LifecycleParts {
   objects: SessionObjects | undefined;
   organizations: OrganizationControls;
   record: SecurityRecord;
+  binding: DeviceBinding;
   hooks: SessionHooks;
 }
 
@@ -74,7 +77,7 @@ export class SessionLifecycle {
 
   /** The session of a Cookie header; a revoked one's use is told to its timeline, one an organization ended is refused. */
   async resolve(cookieHeader: string | null | undefined, seen: SessionMeta = {}): Promise<ResolvedSession | null> {
-    const { config, store, organizations, objects } = this.#parts;
+    const { config, store, organizations } = this.#parts;
     const sessionId = await sessionIdOf(this.#parts.signer, config.cookieName, cookieHeader);
     if (!sessionId) return null;
     const found = await storeCall(() => store.lookup(sessionId));
@@ -89,7 +92,7 @@ export class SessionLifecycle {
     // Synchronous when every epoch is cached (the common case): no await, no round trip.
     const refused = organizations.refuses(record);
     if (refused === true || (refused !== false && (await refused))) return null;
-    if (config.revocation === "strict" && !(await objects!.isActive(record.userId, record.id))) return null;
+    if (!(await this.#admitted(record, cookieHeader, seen))) return null;
     if (now - record.lastSeenAt >= config.refreshInterval * 1000) await this.#slide(record, now);
     return {
       sessionId,
@@ -179,6 +182,19 @@ export class SessionLifecycle {
     const result = await objects.revokeActive(userId, sessionId, actor);
     if (result) await this.#revoked(userId, "session", result, sessionId);
     return result;
+  }
+
+  /**
+   * Strict revocation asks the session's object whether it is active. With device binding on, the
+   * same one call also says whether a key is bound, and a bound session needs its fresh bound cookie
+   * (`DeviceBinding.isFresh`); without one it counts as not signed in, never as an error.
+   */
+  async #admitted(record: SessionRecord, cookieHeader: string | null | undefined, seen: SessionMeta): Promise<boolean> {
+    const { config, objects, binding } = this.#parts;
+    if (!binding.enabled) return config.revocation !== "strict" || objects!.isActive(record.userId, record.id);
+    const state = await objects!.bindingState(record.userId, record.id);
+    if (config.revocation === "strict" && !state.active) return false;
+    return !state.bound || binding.isFresh(cookieHeader, { sessionId: record.id, userId: record.userId }, seen);
   }
 
   /** Writes the new session's KV record; a failure is a 503. */

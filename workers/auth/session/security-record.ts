@@ -3,7 +3,7 @@
  * Security record, the worker's door (contract: `client-sdk/protocol/security-record.ts`): a user's
  * timeline, devices, revocation receipts and security-event deliveries, read from their session
  * object (an organization's receipts from its own), and what the worker tells a timeline: a revoked
- * cookie used again, a rate-limit lockout. Reports are throttled per isolate (`report-throttle.ts`),
+ * cookie used again, a bound session without its device proof, a rate-limit lockout. Reports are throttled per isolate (`report-throttle.ts`),
  * never fail a request, and never slide or otherwise touch a session.
  */
 import type {
@@ -112,14 +112,25 @@ export class SecurityRecord {
     // an intruder: only a use later than the grace period is.
     if (now - revokedAt < REFUSED_GRACE_MS) return;
     if (!this.#objects || !this.#reports.admit(`refused:${sessionId}`, now)) return;
-    await this.#objects.recordRefused(userId, sessionId, {
-      ...(seen.ip ? { ip: seen.ip.slice(0, 64) } : {}),
-      ...(seen.userAgent ? { device: describeUserAgent(seen.userAgent) } : {}),
-      ...(seen.location ? { location: seen.location } : {}),
-    });
+    await this.#objects.recordRefused(userId, sessionId, whereFrom(seen));
+  }
+
+  /** Tells the owner's timeline a bound session came without its fresh bound cookie (device binding), throttled like `reportRefused`. */
+  async reportDeviceProofMissing(userId: string, sessionId: string, seen: SessionMeta): Promise<void> {
+    if (!this.#objects || !this.#reports.admit(`device:${sessionId}`, this.#config.clock())) return;
+    await this.#objects.recordRefused(userId, sessionId, whereFrom(seen), "device_proof_missing");
   }
 
   #required(): SessionObjects {
     return bound(this.#objects, USER_SESSIONS_UNBOUND);
   }
+}
+
+/** What a timeline keeps of a request: its address (capped), its device as a person reads it, its place. */
+function whereFrom(seen: SessionMeta): { ip?: string; device?: string; location?: SessionLocation } {
+  return {
+    ...(seen.ip ? { ip: seen.ip.slice(0, 64) } : {}),
+    ...(seen.userAgent ? { device: describeUserAgent(seen.userAgent) } : {}),
+    ...(seen.location ? { location: seen.location } : {}),
+  };
 }

@@ -3,7 +3,7 @@
  * `SessionManager` (spec): server-side sessions kept in KV with a sliding idle expiry and an
  * absolute lifetime, identified by a signed cookie (`token.ts`). A short facade over one door per
  * feature (`lifecycle.ts`, `policy.ts`, `security-record.ts`, `organization-controls.ts`,
- * `provider-access.ts`; wired in `doors.ts`) that holds no logic: a change goes to its feature's door.
+ * `provider-access.ts`, `device-binding.ts`; wired in `doors.ts`) that holds no logic: a change goes to its feature's door.
  * `resolveUser` never throws on any cookie; only a failing store surfaces, as a 503 `AuthError`.
  */
 import type { SessionPolicy } from "../../../client-sdk/protocol/policy";
@@ -134,6 +134,27 @@ export class SessionManager {
     actor: Actor = SELF,
   ): Promise<Revoked | null> {
     return this.#doors.lifecycle.revokeOf(userId, sessionId, reason, actor);
+  }
+
+  // ---- device binding (device-binding.ts) --------------------------------------------------
+  /** True when the deployment turned device binding on (`deviceBinding` is not `"off"`). */
+  get deviceBinding(): boolean {
+    return this.#doors.binding.enabled;
+  }
+
+  /** `Secure-Session-Registration` for a new session's answer; null when device binding is off. */
+  deviceRegistrationHeader(userId: string, sessionId: string): Promise<string | null> {
+    return this.#doors.binding.registrationHeader({ userId, sessionId });
+  }
+
+  /** `POST /auth/dbsc/register`: binds the signed-in session to the key its proof shows. */
+  registerDevice(request: Request): Promise<Response> {
+    return this.#doors.binding.register(request);
+  }
+
+  /** `POST /auth/dbsc/refresh`: a new bound cookie for a proof by the bound key, else a challenge. */
+  refreshDevice(request: Request): Promise<Response> {
+    return this.#doors.binding.refresh(request);
   }
 
   // ---- security record (security-record.ts) ------------------------------------------------

@@ -6,6 +6,12 @@
  * failures (503, through `storeCall`), so no route reaches a stub around the error contract.
  */
 
+import type {
+  BoundKey,
+  ChallengePurpose,
+  DbscAlgorithm,
+  DbscPublicJwk,
+} from "../../../client-sdk/protocol/device-binding";
 import type { RegisterResult } from "../../../client-sdk/protocol/lifecycle";
 import type {
   KnownDevice,
@@ -17,6 +23,8 @@ import type {
 } from "../../../client-sdk/protocol/security-record";
 import type {
   AccessTokenAnswer,
+  BindOutcome,
+  RefusalReason,
   RevocationResult,
   SessionInfo,
   SessionMirror,
@@ -106,13 +114,46 @@ export class SessionObjects {
     return storeCall(() => this.#stub(userId).mintTicket(sessionId));
   }
 
+  /** A DBSC challenge for an active session, or null (device binding). */
+  bindingChallenge(
+    userId: string,
+    sessionId: string,
+    purpose: ChallengePurpose,
+  ): Promise<{ challenge: string; expiresAt: number } | null> {
+    return storeCall(() => this.#stub(userId).bindingChallenge(sessionId, purpose));
+  }
+
+  /** Spends the registration challenge and binds the verified key (see `UserSessions.bindDevice`). */
+  bindDevice(
+    userId: string,
+    sessionId: string,
+    challenge: string,
+    key: { jwk: DbscPublicJwk; alg: DbscAlgorithm; thumbprint: string },
+  ): Promise<BindOutcome> {
+    return storeCall(() => this.#stub(userId).bindDevice(sessionId, challenge, key));
+  }
+
+  boundKey(userId: string, sessionId: string): Promise<BoundKey | null> {
+    return storeCall(async () => (await this.#stub(userId).boundKey(sessionId)) as BoundKey | null);
+  }
+
+  noteBindingRefresh(userId: string, sessionId: string, challenge: string): Promise<boolean> {
+    return storeCall(() => this.#stub(userId).noteBindingRefresh(sessionId, challenge));
+  }
+
+  /** Whether the session is active and bound, in one call. */
+  bindingState(userId: string, sessionId: string): Promise<{ active: boolean; bound: boolean }> {
+    return storeCall(() => this.#stub(userId).bindingState(sessionId, this.#clock()));
+  }
+
   /** Tells the user's timeline that a revoked session's cookie came back; failures are logged, never thrown. */
   recordRefused(
     userId: string,
     sessionId: string,
     seen: { ip?: string; device?: string; location?: SessionLocation },
+    reason: RefusalReason = "revoked",
   ): Promise<void> {
-    return this.#tellTimeline(userId, "a refused session", (stub) => stub.recordRefused(sessionId, seen));
+    return this.#tellTimeline(userId, "a refused session", (stub) => stub.recordRefused(sessionId, seen, reason));
   }
 
   /** Tells the user's timeline a request of theirs was locked out; failures are logged, never thrown. */

@@ -1,9 +1,11 @@
 /**
  * @module
- * The worker's door for device binding (issue 30, DBSC): headers, proofs, keys, challenges, the bound
- * cookie and the session instructions, as pure functions over WebCrypto. Not wired into any request
- * path yet; the session object keeps keys and challenges (durable-objects/user-sessions/device-binding.ts).
+ * The worker's door for device binding (issue 30, DBSC): `DeviceBinding` (door.ts: the registration
+ * header, the register and refresh answers, resolve's bound-cookie check), over pure functions for
+ * headers, proofs, keys, challenges, the bound cookie and the session instructions (WebCrypto). The
+ * session object keeps keys and challenges (durable-objects/user-sessions/device-binding.ts).
  */
+export { type BindingSession, DBSC_PATHS, DeviceBinding, type DeviceBindingParts } from "./door";
 export {
   challengeHeader,
   type HeaderResult,

@@ -1,0 +1,168 @@
+/**
+ * @module
+ * Device binding (issue 30, DBSC), the worker's door: the registration header a sign-in sends, the
+ * two DBSC routes' answers (register a key, refresh the bound cookie), and the check resolve makes
+ * (a bound session needs its fresh bound cookie). Off unless the deployment chose `deviceBinding`;
+ * the object keeps keys and challenges (`durable-objects/user-sessions/device-binding.ts`), the pure
+ * pieces live in `device-binding/`. It never fails a sign-in, and never stores a key it did not verify.
+ */
+import { jsonError } from "../../../../client-sdk/core/errors";
+import { DBSC_HEADERS, type SessionConfig } from "../../../../client-sdk/protocol/device-binding";
+import { parseCookie } from "../../cookies";
+import type { HmacSigner } from "../../crypto";
+import { isSessionId } from "../../ids";
+import type { ResolvedSessionConfig } from "../config";
+import type { KVSessionStore } from "../kv-session-store";
+import type { SecurityRecord, SessionMeta } from "../security-record";
+import type { SessionObjects } from "../session-objects";
+import { storeCall } from "../store-call";
+import { challengeHeader, readSessionId, readSessionResponse, registrationHeader } from "./headers";
+import { verifyProof } from "./proof";
+import { type BoundCookieSpec, boundCookieAttributes, buildSessionConfig, endSessionConfig } from "./session-config";
+import { BOUND_COOKIE_TTL_MS, BoundCookie } from "./tokens";
+
+/** The two routes the auth worker answers when device binding is on. */
+export const DBSC_PATHS = { register: "/auth/dbsc/register", refresh: "/auth/dbsc/refresh" } as const;
+
+/** A signed-in session as the door needs it. */
+export interface BindingSession {
+  sessionId: string;
+  userId: string;
+}
+
+export interface DeviceBindingParts {
+  config: ResolvedSessionConfig;
+  store: KVSessionStore;
+  signer: HmacSigner;
+  objects: SessionObjects | undefined;
+  record: SecurityRecord;
+  /** The session of a Cookie header, resolved as every request's (so a bound one needs its bound cookie). */
+  resolve(cookieHeader: string | null): Promise<BindingSession | null>;
+}
+
+const NO_STORE = { "Cache-Control": "no-store" } as const;
+
+export class DeviceBinding {
+  readonly #parts: DeviceBindingParts;
+  readonly #cookie: BoundCookie;
+  readonly #spec: BoundCookieSpec;
+
+  constructor(parts: DeviceBindingParts) {
+    this.#parts = parts;
+    const { config } = parts;
+    this.#cookie = new BoundCookie(parts.signer, { now: config.clock });
+    // Same scope as the session cookie, so the browser sends both wherever the session counts.
+    this.#spec = {
+      name: `${config.cookieName}_dbsc`,
+      sameSite: config.sameSite,
+      ...(config.domain ? { domain: config.domain } : {}),
+    };
+  }
+
+  /** On when the deployment chose a mode other than `"off"` (config.ts makes sure the objects are bound). */
+  get enabled(): boolean {
+    return this.#parts.config.deviceBinding !== "off" && this.#parts.objects !== undefined;
+  }
+
+  /** The bound cookie's name: the session cookie's with `_dbsc`. */
+  get cookieName(): string {
+    return this.#spec.name;
+  }
+
+  /** `Secure-Session-Registration` for a new session (with a stored challenge); null when off or the session is gone. */
+  async registrationHeader(session: BindingSession): Promise<string | null> {
+    if (!this.enabled) return null;
+    const issued = await this.#objects().bindingChallenge(session.userId, session.sessionId, "registration");
+    return issued ? registrationHeader({ path: DBSC_PATHS.register, challenge: issued.challenge }) : null;
+  }
+
+  /**
+   * `POST /auth/dbsc/register`: the signed-in session's browser proves a new key. The proof's
+   * signature is verified first (key from its header); only then does the object spend the challenge
+   * and bind the key, in one call. Answers the session instructions and the first bound cookie.
+   */
+  async register(request: Request): Promise<Response> {
+    const session = await this.#parts.resolve(request.headers.get("Cookie"));
+    if (!session) return jsonError(401, "unauthenticated", "Sign in first", NO_STORE);
+    const token = readSessionResponse(request.headers.get(DBSC_HEADERS.response));
+    if (!token.ok) return jsonError(400, "invalid_proof", "No valid device proof", NO_STORE);
+    // The challenge is spent by `bindDevice` below, in the same object call as the binding.
+    const proof = await verifyProof(token.value, { acceptChallenge: () => true });
+    if (!proof.ok) return jsonError(400, "invalid_proof", "No valid device proof", NO_STORE);
+    const { jwk, alg, thumbprint, jti } = proof.value;
+    const outcome = await this.#objects().bindDevice(session.userId, session.sessionId, jti, { jwk, alg, thumbprint });
+    if (outcome === "inactive") return jsonError(401, "unauthenticated", "Sign in first", NO_STORE);
+    if (outcome !== "bound") return jsonError(400, "invalid_proof", "No valid device proof", NO_STORE);
+    return this.#instructions(session.sessionId);
+  }
+
+  /**
+   * `POST /auth/dbsc/refresh` (no body): without a valid proof by the bound key, 403 with a fresh
+   * `Secure-Session-Challenge` (Chrome signs it and retries); with one, a new bound cookie. A session
+   * that is unknown, revoked, expired or unbound ends (`continue: false`) with a 200: any other 4xx
+   * would also end it in Chrome, but this says so on purpose.
+   */
+  async refresh(request: Request): Promise<Response> {
+    const id = readSessionId(request.headers.get(DBSC_HEADERS.sessionId));
+    if (!id.ok) return jsonError(400, "invalid_request", "No session identifier", NO_STORE);
+    const sessionId = id.value;
+    const userId = await this.#liveOwner(sessionId);
+    const key = userId === null ? null : await this.#objects().boundKey(userId, sessionId);
+    if (userId === null || !key) return Response.json(endSessionConfig(sessionId), { headers: NO_STORE });
+    const token = readSessionResponse(request.headers.get(DBSC_HEADERS.response));
+    if (token.ok) {
+      const proof = await verifyProof(token.value, {
+        boundKey: key,
+        acceptChallenge: (jti) => this.#objects().noteBindingRefresh(userId, sessionId, jti),
+      });
+      if (proof.ok) return this.#instructions(sessionId);
+    }
+    const issued = await this.#objects().bindingChallenge(userId, sessionId, "refresh");
+    if (!issued) return Response.json(endSessionConfig(sessionId), { headers: NO_STORE });
+    return new Response(null, {
+      status: 403,
+      headers: { ...NO_STORE, [DBSC_HEADERS.challenge]: challengeHeader(issued.challenge, sessionId) },
+    });
+  }
+
+  /**
+   * Resolve's check of a session the object says is bound: the request must carry a bound cookie
+   * that verifies, has not expired and names this session. A miss is told to the user's timeline
+   * (`session.refused`, reason `device_proof_missing`, throttled) and the session counts as absent.
+   */
+  async isFresh(cookieHeader: string | null | undefined, session: BindingSession, seen: SessionMeta): Promise<boolean> {
+    const value = parseCookie(cookieHeader ?? "")[this.#spec.name];
+    const checked = await this.#cookie.verify(value);
+    if (checked.ok && checked.sessionId === session.sessionId) return true;
+    await this.#parts.record.reportDeviceProofMissing(session.userId, session.sessionId, seen);
+    return false;
+  }
+
+  /** The owner of a live (unexpired, unrevoked) session in KV, or null. */
+  async #liveOwner(sessionId: string): Promise<string | null> {
+    if (!isSessionId(sessionId)) return null;
+    const found = await storeCall(() => this.#parts.store.lookup(sessionId));
+    if (!found || !("record" in found) || found.record.id !== sessionId) return null;
+    const now = this.#parts.config.clock();
+    const { record } = found;
+    return now < record.idleExpiresAt && now < record.absoluteExpiresAt ? record.userId : null;
+  }
+
+  /** 200: the session instructions and a fresh bound cookie (its Set-Cookie may carry Max-Age; the instructions may not). */
+  async #instructions(sessionId: string): Promise<Response> {
+    const config: SessionConfig = buildSessionConfig({
+      sessionId,
+      refreshUrl: DBSC_PATHS.refresh,
+      includeSite: false,
+      cookies: [this.#spec],
+    });
+    const { value } = await this.#cookie.issue(sessionId);
+    const setCookie = `${this.#spec.name}=${value}; ${boundCookieAttributes(this.#spec)}; Max-Age=${BOUND_COOKIE_TTL_MS / 1000}`;
+    return Response.json(config, { headers: { ...NO_STORE, "Set-Cookie": setCookie } });
+  }
+
+  #objects(): SessionObjects {
+    if (!this.#parts.objects) throw new TypeError("device binding needs the userSessions namespace");
+    return this.#parts.objects;
+  }
+}
