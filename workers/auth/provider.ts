@@ -27,6 +27,7 @@ import { CsrfMiddleware, csrfToken } from "./middleware/csrf";
 import { createLoginHandler, handleCallback, handleLogout } from "./routes/handlers";
 import { isOwnLogoutNavigation, logoutConfirmPage } from "./routes/logout";
 import type { SessionManagerOptions } from "./session/config";
+import { DBSC_PATHS } from "./session/device-binding";
 import { KVSessionStore } from "./session/kv-session-store";
 import { SessionManager } from "./session/session-manager";
 
@@ -191,6 +192,8 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
         { returnOrigins: c.resolve(AuthConfigToken).returnOrigins, requireSignedFlow: true },
       ),
     );
+    const binding = this.#options.session?.deviceBinding;
+    if (binding !== undefined && binding !== "off") registerDeviceBindingRoutes(app);
     // Logout: CSRF tokens are issued on GET and required on POST. A GET signs out only when it is
     // the person's own navigation (fetch metadata); any other GET gets a confirm page that POSTs.
     let csrf: MiddlewareHandler | undefined;
@@ -216,6 +219,22 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
     );
     app.hono.post("/auth/logout", logout);
   }
+}
+
+/**
+ * `POST /auth/dbsc/register` and `POST /auth/dbsc/refresh` (device binding on). No CSRF middleware:
+ * neither route acts on a cookie alone. Registration binds only the key whose signature answers a
+ * challenge this session was given at sign-in (a page of another site cannot sign it; at worst it
+ * binds nothing), and refresh acts only on a proof by the key already bound, which a page cannot
+ * produce (Chrome keeps the private key out of reach). The CSRF token would also be unavailable:
+ * the browser sends these requests itself, without a body or our headers. Never cached.
+ */
+function registerDeviceBindingRoutes<E extends AuthEnv>(app: Application<E>): void {
+  const limiter = routeLimiterFor(app, "dbsc");
+  if (limiter) app.hono.use("/auth/dbsc/*", limiter);
+  const sessions = () => app.container.resolve(SessionManager);
+  app.hono.post(DBSC_PATHS.register, (ctx) => sessions().registerDevice(ctx.req.raw));
+  app.hono.post(DBSC_PATHS.refresh, (ctx) => sessions().refreshDevice(ctx.req.raw));
 }
 
 function missing(what: string): AuthError {

@@ -101,6 +101,7 @@ function providerOptions(options: ResolvedAuthWorkerOptions): AuthServiceProvide
       ...(organizationPolicies ? { organizationPolicies } : {}),
       ...(timeline?.recordSignIns === false ? { timeline: false } : {}),
       ...(location ? { location } : {}),
+      ...(options.deviceBinding ? { deviceBinding: options.deviceBinding } : {}),
     },
   };
 }

@@ -13,7 +13,13 @@ import type { IdentityClient } from "../identity/identity-client";
 import { AUTH_RATE_LIMITS, type AuthRateLimits, type AuthRouteFamily } from "../limits";
 import type { LocationSource } from "../location";
 import type { AuthEnv } from "../provider";
-import { type RevocationMode, resolveSessionConfig, type SessionHooks } from "../session/config";
+import {
+  type DeviceBindingSetting,
+  deviceBindingSetting,
+  type RevocationMode,
+  resolveSessionConfig,
+  type SessionHooks,
+} from "../session/config";
 
 /** Binding names in the worker's env. Defaults: `SESSIONS`, `USER_SESSIONS`, `RATE_LIMITER`, `ORGANIZATIONS`, `SECURITY_EVENTS`. */
 export interface AuthWorkerBindings {
@@ -91,6 +97,12 @@ export interface AuthWorkerOptions {
   recentAuthMaxAge?: number;
   /** Seconds an operator's session as someone else (impersonation) lasts at most. Default 3600. */
   impersonationTimeout?: number;
+  /**
+   * Device Bound Session Credentials (DBSC): `"off"` (default) or `"opportunistic"`: a sign-in asks
+   * the browser to bind a key (`POST /auth/dbsc/register`, `/auth/dbsc/refresh`), and a session whose
+   * browser did is signed in only with its fresh bound cookie. Needs the `UserSessions` binding.
+   */
+  deviceBinding?: DeviceBindingSetting;
 }
 
 export interface ResolvedAuthWorkerOptions extends AuthWorkerOptions {
@@ -185,6 +197,7 @@ export function resolveAuthWorkerOptions(options: AuthWorkerOptions = {}): Resol
     if (maxAge !== undefined && (!Number.isInteger(maxAge) || maxAge < 0 || maxAge > 86_400)) {
       throw new RangeError("recentAuthMaxAge must be a whole number of seconds from 0 to 86400");
     }
+    deviceBindingSetting(options.deviceBinding);
     const days = options.timeline?.retentionDays;
     if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 3650)) {
       throw new RangeError("timeline.retentionDays must be a whole number of days from 1 to 3650");

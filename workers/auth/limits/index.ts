@@ -32,6 +32,11 @@ export const AUTH_RATE_LIMITS = {
    * so the budget is generous); refused upgrades also per user id in the path.
    */
   live: { limit: 600, window: 60 },
+  /**
+   * `POST /auth/dbsc/register` and `/auth/dbsc/refresh` (only with device binding on): Chrome refreshes
+   * at most six times per nine minutes per site and browser, so this leaves room for many behind one NAT.
+   */
+  dbsc: { limit: 120, window: 60 },
 } as const;
 
 export type AuthRouteFamily = keyof typeof AUTH_RATE_LIMITS;

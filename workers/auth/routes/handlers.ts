@@ -5,6 +5,7 @@
  * mount anywhere. Every failure answers a readable page; no failure creates
  * a session, and none redirects back into the login (no loops).
  */
+import { DBSC_HEADERS } from "../../../client-sdk/protocol/device-binding";
 import { HmacSigner } from "../crypto";
 import { AuthError } from "../errors";
 import { type LoginFlow, startLoginFlow, takeLoginFlow } from "../flow/login-flow";
@@ -181,7 +182,7 @@ export async function handleCallback(
     // was: the flow cookie proves this browser started this sign-in. An operator's impersonation
     // never ends a session (it may not sign anyone out; its own one is capped at the impersonation timeout).
     const previous = await sessionManager.resolveSession(request).catch(() => null);
-    const { response } = await sessionManager.createSession(
+    const { response, sessionId } = await sessionManager.createSession(
       auth.user,
       organizationId,
       sessionManager.requestMeta(request),
@@ -202,6 +203,9 @@ export async function handleCallback(
     });
     for (const c of response.headers.getSetCookie()) res.headers.append("Set-Cookie", c);
     res.headers.append("Set-Cookie", check.clearCookie);
+    // Device binding on: offer the browser to bind a key to the new session (never fails the sign-in).
+    const registration = await sessionManager.deviceRegistrationHeader(auth.user.id, sessionId).catch(() => null);
+    if (registration) res.headers.set(DBSC_HEADERS.registration, registration);
     if (previous && !auth.impersonator) {
       // The same person: their tabs reload into the new session; another person: they go to the signed-out page.
       const reason = previous.user.id === auth.user.id ? "replaced" : "replaced_by_other_user";
