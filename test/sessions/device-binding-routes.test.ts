@@ -192,6 +192,40 @@ describe("device binding on (opportunistic), through the auth routes", () => {
     expect(await res.json()).toEqual({ session_identifier: sessionId, continue: false });
   });
 
+  it("a stranger who knows only the public session id cannot evict the owner's challenge", async () => {
+    const userId = freshUser();
+    const ctx = app(userId);
+    const { jar, callback, sessionId } = await signIn(ctx, userId);
+    const device = await DbscClient.create("ES256");
+    take(await register(ctx, jar, device, challengeOf(callback.headers.get("Secure-Session-Registration"))), jar);
+    ctx.clock.now += 11 * 60 * 1000;
+    const asked = await refresh(ctx, sessionId, null, jar);
+    const challenge = challengeOf(asked.headers.get("Secure-Session-Challenge"));
+    // No cookie, only the public id: refused with no challenge, and nothing minted at the object.
+    for (let i = 0; i < 5; i++) {
+      const stranger = await refresh(ctx, sessionId, null);
+      expect(stranger.status).toBe(403);
+      expect(stranger.headers.has("Secure-Session-Challenge")).toBe(false);
+    }
+    const renewed = await refresh(ctx, sessionId, await device.refreshProof(challenge), jar);
+    expect(renewed.status).toBe(200);
+  });
+
+  it("eventual mode: a revoked bound session stays refused where KV still serves its old record", async () => {
+    const userId = freshUser();
+    const ctx = app(userId, { deviceBinding: "opportunistic", revocation: "eventual" });
+    const { jar, callback, sessionId } = await signIn(ctx, userId);
+    const device = await DbscClient.create("ES256");
+    take(await register(ctx, jar, device, challengeOf(callback.headers.get("Secure-Session-Registration"))), jar);
+    const stolen: Jar = { [SESSION_COOKIE]: jar[SESSION_COOKIE]! };
+    const record = await ctx.sessions.store.get(sessionId);
+    await ctx.sessions.revokeSession(sessionId);
+    // Another location's KV still serves the record (eventual mode's documented window).
+    await ctx.sessions.store.put(record!);
+    expect(await resolves(ctx, stolen)).toBe(false);
+    expect(await resolves(ctx, jar)).toBe(false);
+  });
+
   it("refuses a deviceBinding value it does not know, naming the option", () => {
     expect(() => app(freshUser(), { deviceBinding: "required" as never })).toThrow(/deviceBinding must be/);
   });

@@ -168,6 +168,11 @@ describe("algorithms and keys outside the allow-list", () => {
     )) as CryptoKeyPair;
     const { n, e } = (await crypto.subtle.exportKey("jwk", small.publicKey)) as JsonWebKey;
     expect(validatePublicJwk({ kty: "RSA", n, e }, "RS256")).toEqual({ ok: false, reason: "weak_key" });
+    // Only the exponent 65537 (Chrome's): e = 1 would make any "signature" verify; e = 3 is refused too.
+    for (const exponent of ["AQ", "Aw", "AQAAAQ"]) {
+      expect(validatePublicJwk({ ...rsa.jwk, e: exponent }, "RS256")).toEqual({ ok: false, reason: "unsupported_key" });
+    }
+    expect(validatePublicJwk(rsa.jwk, "RS256")).toMatchObject({ ok: true });
     const challenge = mintChallenge();
     const mixed = await ec.sign({ alg: "ES256", typ: "dbsc+jwt", jwk: rsa.jwk }, { jti: challenge });
     expect(await verifyProof(mixed, { acceptChallenge: once(challenge) })).toEqual({

@@ -186,14 +186,17 @@ export class SessionLifecycle {
 
   /**
    * Strict revocation asks the session's object whether it is active. With device binding on, the
-   * same one call also says whether a key is bound, and a bound session needs its fresh bound cookie
-   * (`DeviceBinding.isFresh`); without one it counts as not signed in, never as an error.
+   * same one call (in both modes) also says whether a key is bound: an inactive session is refused,
+   * and a bound one needs its fresh bound cookie (`DeviceBinding.isFresh`); without one it counts as
+   * not signed in, never as an error.
    */
   async #admitted(record: SessionRecord, cookieHeader: string | null | undefined, seen: SessionMeta): Promise<boolean> {
     const { config, objects, binding } = this.#parts;
     if (!binding.enabled) return config.revocation !== "strict" || objects!.isActive(record.userId, record.id);
     const state = await objects!.bindingState(record.userId, record.id);
-    if (config.revocation === "strict" && !state.active) return false;
+    // The object was asked anyway, so its answer counts in eventual mode too: a revoked session's key
+    // is gone with it, and "not bound" must never let a copied cookie through where KV still lags.
+    if (!state.active) return false;
     return !state.bound || binding.isFresh(cookieHeader, { sessionId: record.id, userId: record.userId }, seen);
   }
 

@@ -16,6 +16,7 @@ import type { KVSessionStore } from "../kv-session-store";
 import type { SecurityRecord, SessionMeta } from "../security-record";
 import type { SessionObjects } from "../session-objects";
 import { storeCall } from "../store-call";
+import { sessionIdOf } from "../token";
 import { challengeHeader, readSessionId, readSessionResponse, registrationHeader } from "./headers";
 import { verifyProof } from "./proof";
 import { type BoundCookieSpec, boundCookieAttributes, buildSessionConfig, endSessionConfig } from "./session-config";
@@ -98,13 +99,15 @@ export class DeviceBinding {
 
   /**
    * `POST /auth/dbsc/refresh` (no body): without a valid proof by the bound key, 403 with a fresh
-   * `Secure-Session-Challenge` (Chrome signs it and retries); with one, a new bound cookie. A session
+   * `Secure-Session-Challenge` (Chrome signs it and retries) — minted only when the request carries
+   * this session's own session cookie, so a stranger who knows the public id cannot evict the
+   * owner's challenges (403 without one); with a proof, a new bound cookie. A session
    * that is unknown, revoked, expired or unbound ends (`continue: false`) with a 200: any other 4xx
    * would also end it in Chrome, but this says so on purpose.
    */
   async refresh(request: Request): Promise<Response> {
     const id = readSessionId(request.headers.get(DBSC_HEADERS.sessionId));
-    if (!id.ok) return jsonError(400, "invalid_request", "No session identifier", NO_STORE);
+    if (!id.ok || !isSessionId(id.value)) return jsonError(400, "invalid_request", "No session identifier", NO_STORE);
     const sessionId = id.value;
     const userId = await this.#liveOwner(sessionId);
     const key = userId === null ? null : await this.#objects().boundKey(userId, sessionId);
@@ -117,6 +120,14 @@ export class DeviceBinding {
       });
       if (proof.ok) return this.#instructions(sessionId);
     }
+    // A new challenge only for the session's own browser (its session cookie comes with the refresh):
+    // anyone else who knows the public id could otherwise evict the owner's live challenges.
+    const cookieSession = await sessionIdOf(
+      this.#parts.signer,
+      this.#parts.config.cookieName,
+      request.headers.get("Cookie"),
+    );
+    if (cookieSession !== sessionId) return jsonError(403, "forbidden", "No device proof", NO_STORE);
     const issued = await this.#objects().bindingChallenge(userId, sessionId, "refresh");
     if (!issued) return Response.json(endSessionConfig(sessionId), { headers: NO_STORE });
     return new Response(null, {

@@ -16,6 +16,8 @@ const PRIVATE_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
 /** Members of a public key we tolerate beside the required ones (Chrome sends none of them). */
 const TOLERATED = ["kty", "crv", "x", "y", "n", "e", "alg", "use", "kid", "key_ops", "ext"];
 export const MIN_RSA_BITS = 2048;
+/** Largest RSA modulus accepted, in bits (a bigger one only costs verification time). */
+export const MAX_RSA_BITS = 4096;
 
 /** Validates `value` as the public key for `alg`; returns the required members only. */
 export function validatePublicJwk(value: unknown, alg: DbscAlgorithm): JwkResult {
@@ -35,8 +37,8 @@ export function validatePublicJwk(value: unknown, alg: DbscAlgorithm): JwkResult
   if (jwk.kty === "RSA") {
     if (alg !== "RS256") return { ok: false, reason: "alg_mismatch" };
     const n = typeof jwk.n === "string" ? fromBase64url(jwk.n) : null;
-    const e = typeof jwk.e === "string" ? fromBase64url(jwk.e) : null;
-    if (!n || !e || e.length === 0 || e.length > 4 || n[0] === 0 || e[0] === 0) {
+    // Chrome's keys use 65537 (AQAB); any other exponent is refused, as is a modulus past 4096 bits.
+    if (!n || jwk.e !== "AQAB" || n[0] === 0 || n.length * 8 > MAX_RSA_BITS) {
       return { ok: false, reason: "unsupported_key" };
     }
     if (n.length * 8 < MIN_RSA_BITS) return { ok: false, reason: "weak_key" };
