@@ -31,7 +31,9 @@ export type SecurityEventType =
   | "membership.changed"
   | "ratelimit.lockout"
   | "organization.sessions_ended"
-  | "session.impersonated";
+  | "session.impersonated"
+  /** A session's browser registered a device key (DBSC, `protocol/device-binding.ts`): its cookie alone no longer signs in. */
+  | "session.device_bound";
 
 /** One event of a user's timeline. `id` is stable (an idempotency key for webhook receivers). */
 export interface SecurityEvent {

@@ -6,7 +6,8 @@
  * single-use, short-lived on the object clock). Storage only: the proof is verified by the worker's
  * door (workers/auth/session/device-binding/) before a challenge is spent or a key bound. A revoked
  * session's rows go in the revocation's own transaction (`unbindSessions`); the alarm's purge drops
- * expired challenges and keys whose session row is gone.
+ * expired challenges and keys whose session row is gone. A new binding is told to the timeline
+ * (`session.device_bound`) through the callback features.ts hands in; it records nothing itself.
  */
 import { sha256Hex } from "../../client-sdk/core/digest";
 import type {
@@ -152,10 +153,17 @@ export type BindOutcome = "bound" | "already_bound" | "unknown_challenge" | "ina
 export class DeviceBinding {
   readonly #sql: SqlStorage;
   readonly #isActive: (sessionId: string, now: number) => boolean;
+  readonly #onBound: (sessionId: string, alg: DbscAlgorithm) => void;
 
-  constructor(sql: SqlStorage, isActive: (sessionId: string, now: number) => boolean) {
+  /** `onBound` runs in the same synchronous block as the key's insert (the timeline's `session.device_bound`). */
+  constructor(
+    sql: SqlStorage,
+    isActive: (sessionId: string, now: number) => boolean,
+    onBound: (sessionId: string, alg: DbscAlgorithm) => void = () => {},
+  ) {
     this.#sql = sql;
     this.#isActive = isActive;
+    this.#onBound = onBound;
   }
 
   /** A challenge for an active session; null otherwise. */
@@ -175,7 +183,9 @@ export class DeviceBinding {
   ): Promise<BindOutcome> {
     if (!(await spendChallenge(this.#sql, challenge, sessionId, "registration"))) return "unknown_challenge";
     if (!this.#isActive(sessionId, objectNow())) return "inactive";
-    return bindKey(this.#sql, { sessionId, ...key });
+    const outcome = bindKey(this.#sql, { sessionId, ...key });
+    if (outcome === "bound") this.#onBound(sessionId, key.alg);
+    return outcome;
   }
 
   keyOf(sessionId: string): BoundKey | null {

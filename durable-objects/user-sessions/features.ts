@@ -78,7 +78,11 @@ export function buildFeatures(
     rewriteBatch: batchSetting(env.GATEHOUSE_REWRITE_BATCH, DEFAULT_REWRITE_BATCH),
   });
   const access = new ProviderAccess(object, { refresher: () => settings.refreshTokens, env });
-  const binding = new DeviceBinding(object.sql, (sessionId, now) => lifecycle.isActive(sessionId, now));
+  const binding = new DeviceBinding(
+    object.sql,
+    (sessionId, now) => lifecycle.isActive(sessionId, now),
+    (sessionId, alg) => record.deviceBound(sessionId, lifecycle.whereabouts(sessionId), alg),
+  );
   return { object, lifecycle, record, organizations, access, binding };
 }
 

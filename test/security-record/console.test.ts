@@ -23,6 +23,7 @@ import {
   ORIGIN,
   SAFARI_IPHONE,
   signIn,
+  stubOf,
 } from "./helpers";
 
 const OPS = "org_console_ops";
@@ -273,6 +274,25 @@ describe("a person's page and the revocations", () => {
     expect(page.html).toContain("Signed in");
     expect(page.html).toMatch(/session\.signed_in|signed in/i);
     expect(page.html).toContain('<script src="/admin/console.js" defer></script>');
+  });
+
+  it("marks a device-bound session in words, and the timeline says it was bound; an unbound one has no marker", async () => {
+    const browser = await breakGlass();
+    const sessions = manager();
+    const user = freshUser();
+    const laptop = await signIn(sessions, user, { userAgent: FIREFOX_140_MAC });
+    const phone = await signIn(sessions, user, { userAgent: SAFARI_IPHONE });
+    const stub = stubOf(user);
+    const issued = await stub.bindingChallenge(phone.sessionId, "registration");
+    const jwk = { kty: "EC", crv: "P-256", x: "x".repeat(43), y: "y".repeat(43) } as const;
+    expect(await stub.bindDevice(phone.sessionId, issued!.challenge, { jwk, alg: "ES256", thumbprint: "t" })).toBe(
+      "bound",
+    );
+    const page = await browser.page(`/admin/console/users/${user}`);
+    const row = (id: string) => new RegExp(`<tr data-session-id="${id}">[\\s\\S]*?</tr>`).exec(page.html)?.[0] ?? "";
+    expect(row(phone.sessionId)).toContain("(device-bound)");
+    expect(row(laptop.sessionId)).not.toContain("device-bound");
+    expect(page.html).toContain("A session was bound to its device&#39;s key");
   });
 
   it("signs out one session: the receipt is shown, the session is refused, both timelines say who", async () => {

@@ -121,6 +121,10 @@ describe("device binding on (opportunistic), through the auth routes", () => {
     expect(listed.find((s) => s.id === sessionId)?.bound).toBe(true);
     // The challenge was spent: the same proof does not bind twice.
     expect((await register(ctx, jar, device, challengeOf(offer))).status).toBe(400);
+    // The timeline (and so the outbound deliveries) has the binding, once.
+    const { events } = await ctx.sessions.timeline(userId);
+    const bindings = events.filter((e) => e.type === "session.device_bound");
+    expect(bindings.map((e) => [e.sessionId, e.detail.alg])).toEqual([[sessionId, "ES256"]]);
   });
 
   it("a copied session cookie alone is refused once the bound cookie lapses; only the bound key refreshes", async () => {

@@ -7,7 +7,7 @@
  * A revoked id can never be registered again. Never reachable over RPC (the object delegates).
  */
 import type { RegisterResult } from "../../../client-sdk/protocol/lifecycle";
-import type { RevocationActor } from "../../../client-sdk/protocol/security-record";
+import type { RevocationActor, SessionLocation } from "../../../client-sdk/protocol/security-record";
 import { objectNow } from "../../clock";
 import type { SessionObject } from "../context";
 import { purgeDeviceBinding } from "../device-binding";
@@ -123,6 +123,11 @@ export class Lifecycle {
       )
       .toArray()
       .map(toInfo);
+  }
+
+  /** The device and place a session signed in from, for the events that name it; undefined when its row is gone. */
+  whereabouts(sessionId: string): { device: string | null; location: SessionLocation | null } | undefined {
+    return whereabouts(this.#object.sql, sessionId);
   }
 
   /** Mirrored, unexpired, not revoked, and issued after every kill switch this object was told of. */

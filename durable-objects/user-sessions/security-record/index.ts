@@ -103,6 +103,25 @@ export class SecurityRecord {
     });
   }
 
+  /** A session's browser registered a device key (DBSC): once per session, as a session binds once. */
+  deviceBound(
+    sessionId: string,
+    where: { device: string | null; location: SessionLocation | null } | undefined,
+    alg: string,
+    at: number = objectNow(),
+  ): boolean {
+    const event = {
+      type: "session.device_bound" as const,
+      at,
+      dedupe: `bound:${sessionId}`,
+      sessionId,
+      device: where?.device ?? null,
+      location: where?.location ?? null,
+      detail: { alg },
+    };
+    return this.record(event) !== null;
+  }
+
   /** A route limit's lockout of a request that carried this session, per route family. */
   lockout(sessionId: string, family: string, retryAfterSeconds: number, ip?: string): boolean {
     return this.attempt(`lockout:${sessionId}:${family}`, {

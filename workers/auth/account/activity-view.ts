@@ -65,10 +65,18 @@ export function describeEvent(event: SecurityEvent): string {
       const n = Number(detail(event, "sessions") ?? 1);
       return `${n === 1 ? "A session was" : `${plural(n, "session", "sessions")} were`} signed out by ${describeActor(event.actor)}`;
     }
-    case "session.refused":
-      return detail(event, "reason") === "session_limit"
-        ? `A sign-in was refused: the limit of ${String(detail(event, "maxSessions"))} sessions was reached`
-        : "A signed-out session was used again and refused";
+    case "session.refused": {
+      const reason = detail(event, "reason");
+      if (reason === "session_limit") {
+        return `A sign-in was refused: the limit of ${String(detail(event, "maxSessions"))} sessions was reached`;
+      }
+      if (reason === "device_proof_missing") {
+        return "A device-bound session was used without its device's key and refused (a copied cookie?)";
+      }
+      return "A signed-out session was used again and refused";
+    }
+    case "session.device_bound":
+      return "A session was bound to its device's key (a copy of its cookie alone will not sign in)";
     case "membership.changed": {
       const org = detail(event, "organizationSlug") ?? detail(event, "organizationId") ?? "an organization";
       const change = String(detail(event, "change") ?? "updated");
@@ -84,7 +92,12 @@ export function describeEvent(event: SecurityEvent): string {
   }
 }
 
-/** One event as a list item; a new device carries the "this wasn't me" form. */
+/** A bound session's cookie presented without its device's proof: likely a copied cookie. */
+function isCopiedCookie(event: SecurityEvent): boolean {
+  return event.type === "session.refused" && detail(event, "reason") === "device_proof_missing";
+}
+
+/** One event as a list item; a new device carries the "this wasn't me" form, a copied cookie is highlighted. */
 export function renderEvent(event: SecurityEvent, csrf: string): string {
   const facts = [
     timeTag(event.at),
@@ -92,9 +105,10 @@ export function renderEvent(event: SecurityEvent, csrf: string): string {
     ...(event.location ? [escapeText(describePlace(event.location))] : []),
     ...(event.ip ? [`IP ${escapeText(event.ip)}`] : []),
   ].join(" · ");
-  const alert = event.type === "session.new_device";
+  const newDevice = event.type === "session.new_device";
+  const alert = newDevice || isCopiedCookie(event);
   const sentence = escapeText(describeEvent(event));
-  return `<li data-event-id="${escapeText(event.id)}" data-type="${escapeText(event.type)}"><strong${alert ? ' class="alert"' : ""}>${sentence}</strong><br><span class="muted">${facts}</span>${alert ? notMeForm(csrf) : ""}</li>`;
+  return `<li data-event-id="${escapeText(event.id)}" data-type="${escapeText(event.type)}"><strong${alert ? ' class="alert"' : ""}>${sentence}</strong><br><span class="muted">${facts}</span>${newDevice ? notMeForm(csrf) : ""}</li>`;
 }
 
 /** The list, newest first, or a line saying there is nothing yet. */

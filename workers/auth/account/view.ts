@@ -28,6 +28,8 @@ export interface SessionView {
   place: string;
   /** Its sign-in was the first from this device and place (`session.new_device`): the page highlights it. */
   newDevice: boolean;
+  /** A device key is bound to it (DBSC): its cookie alone, copied elsewhere, does not sign in. */
+  bound: boolean;
   /** Milliseconds since the epoch: first and last seen. */
   createdAt: number;
   lastSeenAt: number;
@@ -56,6 +58,7 @@ export interface SessionFacts {
   absoluteExpiresAt?: number;
   location?: SessionLocation | null;
   newDevice?: boolean;
+  bound?: boolean;
 }
 
 /** Path of the form that signs out every other session. */
@@ -97,6 +100,7 @@ export function toSessionView(
     location: session.location ?? null,
     place: describePlace(session.location),
     newDevice: session.newDevice === true,
+    bound: session.bound === true,
     createdAt: session.createdAt,
     lastSeenAt: session.lastSeenAt,
     expiresAt: session.expiresAt,
@@ -127,6 +131,9 @@ export function timeTag(ms: number): string {
 export function csrfField(csrf: string): string {
   return `<input type="hidden" name="_csrf" value="${escapeText(csrf)}">`;
 }
+
+/** Beside a device-bound session (DBSC), in words: the page and the admin console show the same. */
+export const BOUND_MARKER = ` <span class="muted" title="A device key is bound to this session: a copy of its cookie alone does not sign in">(device-bound)</span>`;
 
 /** The "this wasn't me" form: signs out every session, this one too. */
 export function notMeForm(csrf: string): string {
@@ -160,7 +167,7 @@ function renderSession(view: SessionView, csrf: string): string {
       : view.newDevice
         ? ` <span class="muted">(new device)</span>`
         : "";
-  return `<li data-session-id="${escapeText(view.id)}"${view.current ? ' aria-current="true"' : ""}${view.newDevice ? ' data-new-device="true"' : ""}><strong${title}>${escapeText(view.device)}</strong>${view.current ? " — <em>this device</em>" : ""}${view.newDevice && view.current ? alert : ""}<br><span class="muted">${facts}</span><br><span class="muted">${limits}</span>${view.newDevice && !view.current ? alert : ""}${action}</li>`;
+  return `<li data-session-id="${escapeText(view.id)}"${view.current ? ' aria-current="true"' : ""}${view.newDevice ? ' data-new-device="true"' : ""}${view.bound ? ' data-bound="true"' : ""}><strong${title}>${escapeText(view.device)}</strong>${view.current ? " — <em>this device</em>" : ""}${view.bound ? BOUND_MARKER : ""}${view.newDevice && view.current ? alert : ""}<br><span class="muted">${facts}</span><br><span class="muted">${limits}</span>${view.newDevice && !view.current ? alert : ""}${action}</li>`;
 }
 
 /** The list and, when there are other sessions, the "Sign out everywhere else" form. */

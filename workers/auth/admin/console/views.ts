@@ -14,7 +14,7 @@ import type {
   SecurityEventDeliveries,
 } from "../../../../client-sdk/protocol/security-record";
 import { describeEvent } from "../../account/activity-view";
-import { csrfField, describePlace, timeTag } from "../../account/view";
+import { BOUND_MARKER, csrfField, describePlace, timeTag } from "../../account/view";
 import { escapeHtml } from "../../pages";
 import { describeUserAgent } from "../../session/user-agent";
 import type { OperatorLogEntry } from "../operator-log";
@@ -121,7 +121,7 @@ export function userBody(input: {
     .map(
       (
         s,
-      ) => `<tr data-session-id="${escapeHtml(s.id)}"><td>${escapeHtml(s.device ?? describeUserAgent(s.userAgent))}${s.newDevice ? ` <strong class="alert">new device</strong>` : ""}</td>
+      ) => `<tr data-session-id="${escapeHtml(s.id)}"><td>${escapeHtml(s.device ?? describeUserAgent(s.userAgent))}${s.newDevice ? ` <strong class="alert">new device</strong>` : ""}${s.bound ? BOUND_MARKER : ""}</td>
 <td>${escapeHtml(describePlace(s.location))}${s.ip ? `<br><span class="muted">IP ${escapeHtml(s.ip)}</span>` : ""}</td>
 <td>${timeTag(s.createdAt)}</td><td>${timeTag(s.lastSeenAt)}</td>
 <td><form method="post" action="${base}/sessions/${encodeURIComponent(s.id)}/revoke">${csrfField(csrf)}<button type="submit" aria-label="Sign out the session on ${escapeHtml(s.device ?? "this device")} from ${escapeHtml(describePlace(s.location))}">Sign out</button></form></td></tr>`,
