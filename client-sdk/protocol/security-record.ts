@@ -21,7 +21,10 @@ export interface RevocationActor {
   label?: string;
 }
 
-/** The kinds of timeline events. */
+/**
+ * The kinds of timeline events. `session.device_bound`: a session's browser registered a device key
+ * (DBSC, `protocol/device-binding.ts`), so its cookie alone no longer signs in.
+ */
 export type SecurityEventType =
   | "session.signed_in"
   | "session.new_device"
@@ -32,7 +35,6 @@ export type SecurityEventType =
   | "ratelimit.lockout"
   | "organization.sessions_ended"
   | "session.impersonated"
-  /** A session's browser registered a device key (DBSC, `protocol/device-binding.ts`): its cookie alone no longer signs in. */
   | "session.device_bound";
 
 /** One event of a user's timeline. `id` is stable (an idempotency key for webhook receivers). */
