@@ -18,6 +18,35 @@ describe("admin endpoint", () => {
     expect((await admin("GET", `/admin/users/${user}/sessions`, `${env.ADMIN_API_TOKEN}x`)).status).toBe(403);
   });
 
+  it("every admin API route needs the token, and a path dressed as the console's does not slip past it", async () => {
+    const user = freshUser();
+    const session = "a".repeat(64);
+    const routes: [string, string][] = [
+      ["GET", `/admin/users/${user}/sessions`],
+      ["POST", `/admin/users/${user}/sessions/revoke`],
+      ["DELETE", `/admin/sessions/${session}`],
+      ["GET", `/admin/users/${user}/timeline`],
+      ["GET", `/admin/users/${user}/devices`],
+      ["GET", `/admin/receipts/rcpt.u.${user}.1`],
+      ["GET", "/admin/organizations/org_1/kill-switch"],
+      ["POST", "/admin/organizations/org_1/kill-switch"],
+      ["POST", "/admin/organizations/org_1/kill-switch/lift"],
+      ["GET", "/admin/organizations/org_1/policy"],
+      ["POST", "/admin/organizations/org_1/policy"],
+      ["POST", "/admin/organizations/org_1/policy/clear"],
+    ];
+    for (const [method, path] of routes) {
+      expect((await admin(method, path, null)).status, `${method} ${path}`).toBe(401);
+      expect((await admin(method, path, "wrong-token")).status, `${method} ${path}`).toBe(403);
+    }
+    // Second pair of eyes (issue 28): encoded paths that read as console paths reach no API route.
+    for (const path of [`/admin/%63onsole/../users/${user}/sessions`, `/admin/console%2F..%2Fusers/${user}/sessions`]) {
+      const res = await admin("GET", path, null);
+      expect(res.status, path).not.toBe(200);
+      expect(res.status, path).toBeLessThan(500);
+    }
+  });
+
   it("lists a user's sessions", async () => {
     const sessions = manager();
     const user = freshUser();
