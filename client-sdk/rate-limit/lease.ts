@@ -167,11 +167,6 @@ export class LeaseBook {
     if (lease.left > 0) entry.held.push(lease);
   }
 
-  /** Forgets everything (an isolate that dies): tokens it held stay debited at the object. */
-  clear(): void {
-    this.#keys.clear();
-  }
-
   /** The entry of `key`, its `sent` count reset when the window moved on; touched as most recent. */
   #entry(key: string, windowIndex: number): KeyLeases {
     let entry = this.#keys.get(key);
@@ -212,15 +207,14 @@ export class LeaseBook {
   }
 }
 
-const books = /* @__PURE__ */ perBindingScope(() => new Map<number, LeaseBook>());
+const books = /* @__PURE__ */ perBindingScope((): { book?: LeaseBook } => ({}));
 
-/** One book per binding object and policy, like the coalescer and the blocked-key memory: per isolate. */
+/**
+ * One book per binding object and policy, like the coalescer and the blocked-key memory: per isolate.
+ * The scope (`prefix|limit|window`) already names the limit, so one slot per scope is enough.
+ */
 export function leaseBookFor(binding: object, scope: string, limit: number): LeaseBook {
-  const byLimit = books(binding, scope);
-  let book = byLimit.get(limit);
-  if (!book) {
-    book = new LeaseBook(limit);
-    byLimit.set(limit, book);
-  }
-  return book;
+  const slot = books(binding, scope);
+  slot.book ??= new LeaseBook(limit);
+  return slot.book;
 }

@@ -8,11 +8,15 @@
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 const encoder = new TextEncoder();
 
+/** Bytes as lower-case hex, two digits each. */
+export function toHex(bytes: Uint8Array | ArrayBuffer): string {
+  let hex = "";
+  for (const b of bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes) hex += HEX[b];
+  return hex;
+}
+
 /** Lower-case hex SHA-256 of a string (UTF-8) or of bytes. */
 export async function sha256Hex(input: string | Uint8Array): Promise<string> {
   const bytes = typeof input === "string" ? encoder.encode(input) : input;
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  let hex = "";
-  for (const b of digest) hex += HEX[b];
-  return hex;
+  return toHex(await crypto.subtle.digest("SHA-256", bytes));
 }

@@ -6,19 +6,21 @@
  * the database. It never logs or returns the password.
  */
 
+import { toHex } from "../../../core/digest";
+import { concat } from "./protocol";
+
 const encoder = new TextEncoder();
 
 /** The PasswordMessage text for MD5: `md5` + md5hex(md5hex(password + user) + salt). */
 export async function md5Password(user: string, password: string, salt: Uint8Array): Promise<string> {
   const inner = await md5Hex(encoder.encode(password + user));
-  const outer = new Uint8Array([...encoder.encode(inner), ...salt]);
+  const outer = concat([encoder.encode(inner), salt]);
   return `md5${await md5Hex(outer)}`;
 }
 
 async function md5Hex(bytes: Uint8Array): Promise<string> {
   // workerd's WebCrypto offers MD5 for exactly this kind of legacy protocol.
-  const digest = new Uint8Array(await crypto.subtle.digest("MD5", bytes));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+  return toHex(await crypto.subtle.digest("MD5", bytes));
 }
 
 /**
@@ -64,12 +66,12 @@ export class ScramSha256 {
     return `${withoutProof},p=${base64Encode(proof)}`;
   }
 
-  /** Throws unless `serverFinal` (`v=…`) carries the signature only the password's holder can make. */
   /** True once the server's final message carried the signature only a holder of the password can make. */
   get serverVerified(): boolean {
     return this.#verified;
   }
 
+  /** Throws unless `serverFinal` (`v=…`) carries the signature only the password's holder can make. */
   verifyServerFinal(serverFinal: string): void {
     const { v, e } = parseAttributes(serverFinal);
     if (e !== undefined) throw new Error(`SCRAM: the server refused (${e})`);

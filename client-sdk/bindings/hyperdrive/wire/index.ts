@@ -7,6 +7,7 @@
  * never sends more than one statement per query, and its errors never carry the connection
  * string, the password or the host.
  */
+import { withDeadline } from "../../../core/deadline";
 import { connectionFailed, queryFailed } from "../errors";
 import { md5Password, ScramSha256 } from "./auth";
 import {
@@ -73,21 +74,14 @@ class Connection {
   /** Connects and authenticates; the socket is closed again when that fails. */
   static async open(hyperdrive: Hyperdrive): Promise<Connection> {
     const connection = new Connection(hyperdrive.connect());
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(Object.assign(new Error("connection timed out"), { code: "CONNECT_TIMEOUT" })),
-        CONNECT_TIMEOUT_MS,
-      );
-    });
     try {
-      await Promise.race([connection.#startup(credentials(hyperdrive)), timeout]);
+      await withDeadline(connection.#startup(credentials(hyperdrive)), CONNECT_TIMEOUT_MS, () =>
+        Object.assign(new Error("connection timed out"), { code: "CONNECT_TIMEOUT" }),
+      );
       return connection;
     } catch (err) {
       await connection.close();
       throw err;
-    } finally {
-      if (timer !== undefined) clearTimeout(timer);
     }
   }
 
@@ -189,14 +183,7 @@ class Connection {
       chunks.push(value);
       have += value.byteLength;
     }
-    if (chunks.length > 1) {
-      this.#buffer = new Uint8Array(have);
-      let at = 0;
-      for (const chunk of chunks) {
-        this.#buffer.set(chunk, at);
-        at += chunk.byteLength;
-      }
-    }
+    if (chunks.length > 1) this.#buffer = concat(chunks);
   }
 }
 

@@ -6,6 +6,8 @@
  * switching drivers changes no result. It does no I/O.
  */
 
+import { toHex } from "../../../core/digest";
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -54,7 +56,7 @@ export class MessageWriter {
 }
 
 /** Concatenates messages so they go out in one write. */
-export function concat(messages: readonly Uint8Array[]): Uint8Array {
+export function concat(messages: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(messages.reduce((n, m) => n + m.byteLength, 0));
   let at = 0;
   for (const m of messages) {
@@ -97,8 +99,6 @@ export function extendedQuery(sql: string, params: readonly unknown[]): Uint8Arr
   ]);
 }
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
-
 /** A parameter's text and type OID, inferred as postgres.js infers them (timestamptz, bytea, bool, int8, else 0). */
 export function encodeParameter(value: unknown): { text: string | null; type: number } {
   if (value === null || value === undefined) return { text: null, type: 0 };
@@ -112,9 +112,7 @@ export function encodeParameter(value: unknown): { text: string | null; type: nu
 }
 
 function byteaText(value: Uint8Array | ArrayBuffer): string {
-  let hex = "\\x";
-  for (const b of value instanceof ArrayBuffer ? new Uint8Array(value) : value) hex += HEX[b];
-  return hex;
+  return `\\x${toHex(value)}`;
 }
 
 /** A Postgres array literal (`{1,"a b",NULL,{2}}`), for `= ANY($1)` and array columns. */
