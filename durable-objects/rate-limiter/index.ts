@@ -94,8 +94,7 @@ export class RateLimiterDO<Env = unknown> extends DurableObject<Env> {
     const valid = validateRateCheckBatch(call);
     if (!valid.ok) throw new RangeError(`${valid.reason}: ${valid.message}`);
     const { key, limit, window, now = objectNow(), count } = valid.value;
-    const { start: _, ...result } = this.#count(key, limit, window, now, count);
-    return result;
+    return this.#count(key, limit, window, now, count);
   }
 
   /**
@@ -111,7 +110,8 @@ export class RateLimiterDO<Env = unknown> extends DurableObject<Env> {
     const valid = validateRateLease(call);
     if (!valid.ok) throw new RangeError(`${valid.reason}: ${valid.message}`);
     const { key, limit, window, now = objectNow(), want } = valid.value;
-    const { admitted: granted, remaining, resetAt, retryAfter, start } = this.#count(key, limit, window, now, want);
+    const { admitted: granted, remaining, resetAt, retryAfter } = this.#count(key, limit, window, now, want);
+    const start = resetAt - window * 1000; // the window this lease was taken from
     const answer: RateLeaseResult =
       retryAfter === undefined ? { granted, remaining, resetAt } : { granted, remaining, retryAfter, resetAt };
     if (granted === 0) return answer;
@@ -206,13 +206,7 @@ export class RateLimiterDO<Env = unknown> extends DurableObject<Env> {
     }
   }
 
-  #count(
-    key: string,
-    limit: number,
-    window: number,
-    now: number,
-    count: number,
-  ): RateCheckBatchResult & { start: number } {
+  #count(key: string, limit: number, window: number, now: number, count: number): RateCheckBatchResult {
     const windowMs = window * 1000;
     const id = windowId(key, windowMs, limit);
     const current = fixedWindow(now, window);
@@ -228,10 +222,9 @@ export class RateLimiterDO<Env = unknown> extends DurableObject<Env> {
       if (state.count === admitted) this.#scheduleAlarm(resetAt);
     }
     const remaining = limit - state.count;
-    const start = state.start;
     // A refusal writes nothing, so a batch of refusals also waits for no storage commit.
-    if (admitted === count) return { admitted, remaining, resetAt, start };
-    return { admitted, remaining, retryAfter: Math.min(window, retryAfterSeconds(resetAt, now)), resetAt, start };
+    if (admitted === count) return { admitted, remaining, resetAt };
+    return { admitted, remaining, retryAfter: Math.min(window, retryAfterSeconds(resetAt, now)), resetAt };
   }
 
   #load(key: string, windowMs: number, limit: number): WindowState | undefined {

@@ -80,7 +80,7 @@ export function buildFeatures(
   const access = new ProviderAccess(object, { refresher: () => settings.refreshTokens, env });
   const binding = new DeviceBinding(
     object.sql,
-    (sessionId, now) => lifecycle.isActive(sessionId, now),
+    (sessionId, now) => object.own.isActive(sessionId, now),
     (sessionId, alg) => record.deviceBound(sessionId, lifecycle.whereabouts(sessionId), alg),
   );
   return { object, lifecycle, record, organizations, access, binding };

@@ -144,12 +144,20 @@ const ADDED_COLUMNS: readonly [table: string, column: string, type: string][] = 
 /** Creates the tables and adds the columns later versions introduced. */
 export function migrate(sql: SqlStorage): void {
   sql.exec(SCHEMA);
+  // Each table's columns read once per wake, not once per added column.
+  const columns = new Map<string, Set<string>>();
   for (const [table, column, type] of ADDED_COLUMNS) {
-    const has = sql
-      .exec<{ name: string }>(`PRAGMA table_info(${table})`)
-      .toArray()
-      .some((c) => c.name === column);
-    if (!has) sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
+    let has = columns.get(table);
+    if (!has) {
+      has = new Set(
+        sql
+          .exec<{ name: string }>(`PRAGMA table_info(${table})`)
+          .toArray()
+          .map((c) => c.name),
+      );
+      columns.set(table, has);
+    }
+    if (!has.has(column)) sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
   }
 }
 

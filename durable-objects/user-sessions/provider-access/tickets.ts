@@ -8,20 +8,12 @@
  * worker signs it with the user and expiry (workers/auth/session/live-ticket.ts), so an upgrade
  * without a valid one never reaches this object. Storage only (table `live_tickets`, schema.ts).
  */
+import { sha256Hex } from "../../../client-sdk/core/digest";
 
 /** How long a minted ticket can be used. */
 export const TICKET_TTL_MS = 2 * 60 * 1000;
 /** Tickets an object keeps at most (each page render mints one; expired ones go first). */
 const MAX_TICKETS = 1_000;
-
-const encoder = new TextEncoder();
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
-  let hex = "";
-  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
-  return hex;
-}
 
 function randomTicket(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
