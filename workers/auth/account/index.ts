@@ -4,7 +4,6 @@
  * list view shared with the live browser bundle (`client/live.ts`).
  */
 
-export { describeUserAgent } from "../session/user-agent";
 export { LIVE_SCRIPT_PATH } from "./page";
 export { ACCOUNT_SESSIONS_PATH, registerAccountRoutes } from "./routes";
 export { type SessionListBody, type SessionView, toSessionView } from "./view";

@@ -124,11 +124,14 @@ export function registerLiveChannel<E extends LimitsEnv>(
   namespace: DurableObjectNamespace<UserSessions> | undefined,
 ): void {
   const onRefused = liveRefusalLimiter(app);
-  const options = (): LiveRouteOptions => ({
-    ownOrigin: publicOrigin(app.container),
-    allowedOrigins: app.container.resolve(AuthConfigToken).returnOrigins,
-    ...(onRefused ? { onRefused } : {}),
-  });
+  // Fixed for the app's container: worked out on the first request, then reused.
+  let resolved: LiveRouteOptions | undefined;
+  const options = (): LiveRouteOptions =>
+    (resolved ??= {
+      ownOrigin: publicOrigin(app.container),
+      allowedOrigins: app.container.resolve(AuthConfigToken).returnOrigins,
+      ...(onRefused ? { onRefused } : {}),
+    });
   // The origin first: a page of another site cannot spend its visitor's address budget (the
   // browser sends the handshake from the visitor's address) and so cut their own tabs off.
   app.hono.use("/parties/*", async (c, next) => {

@@ -26,7 +26,7 @@ import type { SessionMeta } from "./security-record";
 import { sessionIdOf, sessionSetCookie } from "./token";
 import type { UserDirectory } from "./user-directory";
 
-export { type ResolvedSession, type SignInFacts, toAppUser } from "./lifecycle";
+export type { ResolvedSession, SignInFacts } from "./lifecycle";
 export { REFUSED_GRACE_MS, type SessionMeta } from "./security-record";
 
 /** Anything with a raw KV namespace (`KVStore` from `gatehouse-workers/bindings`), or the namespace itself. */

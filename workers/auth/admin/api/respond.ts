@@ -25,14 +25,14 @@ export function invalidUserId(): Response {
 /** Writes what an admin token did to the operator log, as `api:<token label>`. */
 export function logApiAction(
   log: OperatorLog,
-  request: Request,
+  actor: RevocationActor,
   action: OperatorAction,
   target: string | null,
   receiptId: string | null | undefined,
 ): Promise<void> {
   return log.record({
     action,
-    operator: `api:${adminActor(request).label ?? "admin"}`,
+    operator: `api:${actor.label ?? "admin"}`,
     target,
     receiptId: receiptId ?? null,
   });

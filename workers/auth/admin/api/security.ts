@@ -77,11 +77,12 @@ export function registerSecurityRoutes<E extends object>(
   hono.post("/admin/organizations/:organizationId/kill-switch", async (c) => {
     const organizationId = c.req.param("organizationId");
     // On every member's timeline: the kill switch, thrown by this admin token's label.
+    const actor = adminActor(c.req.raw);
     const receipt = await sessions().endOrganizationSessions(organizationId, {
       kind: "kill_switch",
-      label: adminActor(c.req.raw).label ?? "admin",
+      label: actor.label ?? "admin",
     });
-    await logApiAction(log(), c.req.raw, "organization.ended", organizationId, receipt.id);
+    await logApiAction(log(), actor, "organization.ended", organizationId, receipt.id);
     return json(200, { organizationId, receipt });
   });
 

@@ -31,7 +31,7 @@ export function registerSessionRoutes<E extends object>(
     const actor = adminActor(c.req.raw);
     const result = await sessions().revokeSession(sessionId, actor);
     if (!result) return json(404, { error: "session_not_found", message: "No live session has that id" });
-    await logApiAction(log(), c.req.raw, "session.revoked", null, result.receiptId);
+    await logApiAction(log(), actor, "session.revoked", null, result.receiptId);
     return json(200, { sessionId, ...result });
   });
 
@@ -40,7 +40,7 @@ export function registerSessionRoutes<E extends object>(
     if (!isUserId(userId)) return invalidUserId();
     const actor = adminActor(c.req.raw);
     const result = await sessions().revokeUser(userId, actor);
-    await logApiAction(log(), c.req.raw, "user.revoked", userId, result.receiptId);
+    await logApiAction(log(), actor, "user.revoked", userId, result.receiptId);
     return json(200, { userId, ...result });
   });
 }

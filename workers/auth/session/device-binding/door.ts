@@ -14,8 +14,8 @@ import { isSessionId } from "../../ids";
 import type { ResolvedSessionConfig } from "../config";
 import type { KVSessionStore } from "../kv-session-store";
 import type { SecurityRecord, SessionMeta } from "../security-record";
-import type { SessionObjects } from "../session-objects";
-import { storeCall } from "../store-call";
+import { type SessionObjects, USER_SESSIONS_UNBOUND } from "../session-objects";
+import { bound, storeCall } from "../store-call";
 import { sessionIdOf } from "../token";
 import { challengeHeader, readSessionId, readSessionResponse, registrationHeader } from "./headers";
 import { verifyProof } from "./proof";
@@ -63,11 +63,6 @@ export class DeviceBinding {
   /** On when the deployment chose a mode other than `"off"` (config.ts makes sure the objects are bound). */
   get enabled(): boolean {
     return this.#parts.config.deviceBinding !== "off" && this.#parts.objects !== undefined;
-  }
-
-  /** The bound cookie's name: the session cookie's with `_dbsc`. */
-  get cookieName(): string {
-    return this.#spec.name;
   }
 
   /** `Secure-Session-Registration` for a new session (with a stored challenge); null when off or the session is gone. */
@@ -151,7 +146,6 @@ export class DeviceBinding {
 
   /** The owner of a live (unexpired, unrevoked) session in KV, or null. */
   async #liveOwner(sessionId: string): Promise<string | null> {
-    if (!isSessionId(sessionId)) return null;
     const found = await storeCall(() => this.#parts.store.lookup(sessionId));
     if (!found || !("record" in found) || found.record.id !== sessionId) return null;
     const now = this.#parts.config.clock();
@@ -173,7 +167,6 @@ export class DeviceBinding {
   }
 
   #objects(): SessionObjects {
-    if (!this.#parts.objects) throw new TypeError("device binding needs the userSessions namespace");
-    return this.#parts.objects;
+    return bound(this.#parts.objects, USER_SESSIONS_UNBOUND);
   }
 }

@@ -10,25 +10,22 @@ export {
   challengeHeader,
   type HeaderResult,
   type RegistrationHeaderOptions,
-  readLooseString,
   readSessionId,
   readSessionResponse,
   readSkipped,
   registrationHeader,
 } from "./headers";
-export { importVerifyKey, type JwkResult, jwkThumbprint, MIN_RSA_BITS, validatePublicJwk } from "./jwk";
+export { type JwkResult, jwkThumbprint, validatePublicJwk } from "./jwk";
 export { type ProofOptions, type ProofRefusal, type ProofResult, type VerifiedProof, verifyProof } from "./proof";
 export {
   type BoundCookieSpec,
   boundCookieAttributes,
   buildSessionConfig,
   endSessionConfig,
-  type SessionConfigOptions,
 } from "./session-config";
 export {
   BOUND_COOKIE_TTL_MS,
   BoundCookie,
-  type BoundCookieResult,
   CHALLENGE_BYTES,
   mintChallenge,
 } from "./tokens";

@@ -5,7 +5,7 @@
  * verification. A JWK with a private member (`d`, `p`, `q`, …) is refused, never imported.
  */
 import type { DbscAlgorithm, DbscPublicJwk } from "../../../../client-sdk/protocol/device-binding";
-import { base64url, fromBase64url } from "../../crypto";
+import { fromBase64url, sha256Base64url } from "../../crypto";
 
 export type JwkResult =
   | { ok: true; jwk: DbscPublicJwk; alg: DbscAlgorithm }
@@ -53,7 +53,7 @@ export async function jwkThumbprint(jwk: DbscPublicJwk): Promise<string> {
     jwk.kty === "EC"
       ? JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y })
       : JSON.stringify({ e: jwk.e, kty: jwk.kty, n: jwk.n });
-  return base64url(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonical)));
+  return sha256Base64url(canonical);
 }
 
 /** WebCrypto parameters of each algorithm: import and verify. */
