@@ -102,6 +102,8 @@ function signedData(state: string, payload: string): string {
 /**
  * Finds and checks the flow for a callback's `state`: the cookie must carry a valid
  * signature over this state and its payload. One-time: the caller always clears the cookie.
+ * With `requireSigned`, an unsigned flow (one this worker's login handler never writes) is a
+ * `mismatch`, after the expiry check, so an expired one still reads as expired.
  */
 export async function takeLoginFlow(
   request: Request,
@@ -109,6 +111,7 @@ export async function takeLoginFlow(
   secure: boolean,
   now: number,
   signer: HmacSigner,
+  requireSigned = false,
 ): Promise<FlowCheck> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(state)) return { ok: false, reason: "mismatch" };
   const name = cookieName(state, secure);
@@ -124,6 +127,7 @@ export async function takeLoginFlow(
   const flow = decodeFlow(payload);
   if (!flow || !timingSafeEqual(flow.state, state)) return { ok: false, reason: "mismatch", clearCookie };
   if (now >= flow.expiresAt) return { ok: false, reason: "expired", clearCookie };
+  if (requireSigned && !signed) return { ok: false, reason: "mismatch", clearCookie };
   return { ok: true, flow, signed, clearCookie };
 }
 

@@ -116,7 +116,14 @@ export async function handleCallback(
   const url = new URL(request.url);
   const clock = options.clock ?? sessionManager.config.clock;
   const state = url.searchParams.get("state") ?? "";
-  const check = await takeLoginFlow(request, state, isSecure(redirectUrl), clock(), sessionManager.signer);
+  const check = await takeLoginFlow(
+    request,
+    state,
+    isSecure(redirectUrl),
+    clock(),
+    sessionManager.signer,
+    options.requireSignedFlow,
+  );
   const clear: HeadersInit = check.clearCookie ? [["Set-Cookie", check.clearCookie]] : [];
 
   const providerError = url.searchParams.get("error");
@@ -125,10 +132,7 @@ export async function handleCallback(
     // repeats this browser's sign-in (only a verified flow's return_to, organization and step-up).
     return errorPage(request, 400, "access_denied", providerErrorMessage(providerError), {
       title: providerError === "access_denied" ? "Sign-in cancelled" : "Not signed in",
-      links: signInAgainLinks(
-        check.ok && (check.signed || !options.requireSignedFlow) ? check.flow : null,
-        options.returnOrigins,
-      ),
+      links: signInAgainLinks(check.ok ? check.flow : null, options.returnOrigins),
       headers: clear,
     });
   }
@@ -139,21 +143,15 @@ export async function handleCallback(
       headers: clear,
     });
   }
-  if (!check.ok || (options.requireSignedFlow && !check.signed)) {
-    const message =
-      check.ok || check.reason !== "expired"
-        ? "This sign-in was not started in this browser, or was already used. Please start again."
-        : "This sign-in took too long and expired. Please start again.";
-    return errorPage(
-      request,
-      400,
-      !check.ok && check.reason === "expired" ? "login_expired" : "invalid_state",
-      message,
-      {
-        retryLogin: true,
-        headers: clear,
-      },
-    );
+  if (!check.ok) {
+    const expired = check.reason === "expired";
+    const message = expired
+      ? "This sign-in took too long and expired. Please start again."
+      : "This sign-in was not started in this browser, or was already used. Please start again.";
+    return errorPage(request, 400, expired ? "login_expired" : "invalid_state", message, {
+      retryLogin: true,
+      headers: clear,
+    });
   }
   const flow: LoginFlow = check.flow;
   let signedIn: IdentityUser | undefined;
