@@ -9,7 +9,7 @@ const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"
 const encoder = new TextEncoder();
 
 /** Bytes as lower-case hex, two digits each. */
-export function toHex(bytes: Uint8Array | ArrayBuffer): string {
+function toHex(bytes: Uint8Array | ArrayBuffer): string {
   let hex = "";
   for (const b of bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes) hex += HEX[b];
   return hex;

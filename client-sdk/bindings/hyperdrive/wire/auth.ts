@@ -6,8 +6,7 @@
  * the database. It never logs or returns the password.
  */
 
-import { toHex } from "../../../core/digest";
-import { concat } from "./protocol";
+import { concat, toHex } from "./protocol";
 
 const encoder = new TextEncoder();
 

@@ -7,7 +7,6 @@
  * never sends more than one statement per query, and its errors never carry the connection
  * string, the password or the host.
  */
-import { withDeadline } from "../../../core/deadline";
 import { connectionFailed, queryFailed } from "../errors";
 import { md5Password, ScramSha256 } from "./auth";
 import {
@@ -74,14 +73,24 @@ class Connection {
   /** Connects and authenticates; the socket is closed again when that fails. */
   static async open(hyperdrive: Hyperdrive): Promise<Connection> {
     const connection = new Connection(hyperdrive.connect());
-    try {
-      await withDeadline(connection.#startup(credentials(hyperdrive)), CONNECT_TIMEOUT_MS, () =>
-        Object.assign(new Error("connection timed out"), { code: "CONNECT_TIMEOUT" }),
+    // Not core/deadline's withDeadline: this module is loaded by `import()` (hyperdrive/index.ts), and
+    // a module it shares with statically imported code becomes a lazily initialised copy in a
+    // consumer's esbuild bundle. The wire driver imports nothing from core for that reason.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(Object.assign(new Error("connection timed out"), { code: "CONNECT_TIMEOUT" })),
+        CONNECT_TIMEOUT_MS,
       );
+    });
+    try {
+      await Promise.race([connection.#startup(credentials(hyperdrive)), timeout]);
       return connection;
     } catch (err) {
       await connection.close();
       throw err;
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
     }
   }
 

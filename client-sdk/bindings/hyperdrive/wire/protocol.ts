@@ -6,10 +6,18 @@
  * switching drivers changes no result. It does no I/O.
  */
 
-import { toHex } from "../../../core/digest";
-
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+
+/**
+ * Bytes as lower-case hex. A copy of core/digest's on purpose: this module is loaded by `import()`
+ * and imports nothing from core (see `Connection.open` in index.ts).
+ */
+export function toHex(bytes: Uint8Array | ArrayBuffer): string {
+  let hex = "";
+  for (const b of bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes) hex += b.toString(16).padStart(2, "0");
+  return hex;
+}
 
 /** A frontend message: `type` (none for the startup message), then an int32 length, then the body. */
 export class MessageWriter {
