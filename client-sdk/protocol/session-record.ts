@@ -37,6 +37,14 @@ export interface SessionRecord {
   authenticatedAt?: number;
   /** Set when an operator is signed in as this person (the provider's impersonation). */
   impersonator?: { email: string; reason: string | null };
+  /**
+   * Device binding (issue 30): set once the session's browser bound a key, so a resolve from KV
+   * alone (eventual mode) knows the bound cookie is required. Never the key: that stays in the
+   * user's object.
+   */
+  bound?: true;
+  /** Device binding: this session counts only once bound, because this membership's role requires it. */
+  bindingRequired?: { organizationId: string | null; organizationSlug?: string; role: string };
 }
 
 export function isSessionRecord(value: unknown): value is SessionRecord {
@@ -53,7 +61,12 @@ export function isSessionRecord(value: unknown): value is SessionRecord {
     (r.impersonator === undefined ||
       (typeof r.impersonator === "object" &&
         r.impersonator !== null &&
-        typeof (r.impersonator as { email?: unknown }).email === "string"))
+        typeof (r.impersonator as { email?: unknown }).email === "string")) &&
+    (r.bound === undefined || r.bound === true) &&
+    (r.bindingRequired === undefined ||
+      (typeof r.bindingRequired === "object" &&
+        r.bindingRequired !== null &&
+        typeof (r.bindingRequired as { role?: unknown }).role === "string"))
   );
 }
 

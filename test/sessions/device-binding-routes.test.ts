@@ -8,9 +8,15 @@
  */
 import { env, exports } from "cloudflare:workers";
 import { Application } from "gatehouse-workers";
-import { AuthServiceProvider, SessionManager, type SessionManagerOptions } from "gatehouse-workers/auth";
+import {
+  AuthServiceProvider,
+  type IdentityUser,
+  SessionManager,
+  type SessionManagerOptions,
+} from "gatehouse-workers/auth";
 import { FakeIdentityClient } from "gatehouse-workers/testing";
 import { describe, expect, it } from "vitest";
+import { validatePolicy } from "../../workers/auth/session/policy";
 import { DbscClient, refreshRequestHeaders, registrationRequestHeaders } from "./dbsc-client";
 import { freshUser, identity, ORIGIN } from "./helpers";
 
@@ -23,8 +29,12 @@ class Clock {
   readonly fn = () => this.now;
 }
 
-function app(userId: string, session: Partial<SessionManagerOptions> = { deviceBinding: "opportunistic" }) {
-  const fake = new FakeIdentityClient({ users: [identity(userId)], synthetic: false });
+function app(
+  userId: string,
+  session: Partial<SessionManagerOptions> = { deviceBinding: "opportunistic" },
+  user: IdentityUser = identity(userId),
+) {
+  const fake = new FakeIdentityClient({ users: [user], synthetic: false });
   const clock = new Clock();
   const built = Application.create(env, {
     providers: [
@@ -67,7 +77,7 @@ async function signIn(ctx: ReturnType<typeof app>, userId: string) {
     }),
   );
   take(callback, jar);
-  const sessionId = (await ctx.sessions.resolveCookieHeader(header(jar)))!.sessionId;
+  const sessionId = (await ctx.sessions.sessionIdFromCookieHeader(header(jar)))!;
   return { jar, callback, sessionId };
 }
 
@@ -215,7 +225,7 @@ describe("device binding on (opportunistic), through the auth routes", () => {
     expect(renewed.status).toBe(200);
   });
 
-  it("eventual mode: a revoked bound session stays refused where KV still serves its old record", async () => {
+  it("eventual mode: a copied cookie of a revoked bound session stays refused where KV still serves its old record", async () => {
     const userId = freshUser();
     const ctx = app(userId, { deviceBinding: "opportunistic", revocation: "eventual" });
     const { jar, callback, sessionId } = await signIn(ctx, userId);
@@ -226,8 +236,35 @@ describe("device binding on (opportunistic), through the auth routes", () => {
     await ctx.sessions.revokeSession(sessionId);
     // Another location's KV still serves the record (eventual mode's documented window).
     await ctx.sessions.store.put(record!);
+    // The stale record says `bound`, so the copy without the bound cookie is refused with no object
+    // call; the owner's own browser rides out eventual mode's window like any session there.
+    expect(record!.bound).toBe(true);
     expect(await resolves(ctx, stolen)).toBe(false);
-    expect(await resolves(ctx, jar)).toBe(false);
+    expect(await resolves(ctx, jar)).toBe(true);
+  });
+
+  it("eventual mode: the KV record's bound flag decides, never holds the key, and a refresh restores a lost one", async () => {
+    const userId = freshUser();
+    const ctx = app(userId, { deviceBinding: "opportunistic", revocation: "eventual" });
+    const { jar, callback, sessionId } = await signIn(ctx, userId);
+    const device = await DbscClient.create("ES256");
+    take(await register(ctx, jar, device, challengeOf(callback.headers.get("Secure-Session-Registration"))), jar);
+    const raw = await env.SESSIONS.get(ctx.sessions.store.key(sessionId));
+    expect(raw).toContain('"bound":true');
+    expect(raw).not.toMatch(/"(jwk|x|y|n|e|thumbprint)":/);
+    const stolen: Jar = { [SESSION_COOKIE]: jar[SESSION_COOKIE]! };
+    expect(await resolves(ctx, stolen)).toBe(false);
+
+    // A racing write lost the flag: eventual mode reads KV alone, so the copy passes until the
+    // owner's next refresh (at most a bound cookie's lifetime) puts the flag back.
+    const { bound: _, ...unflagged } = (await ctx.sessions.store.get(sessionId))!;
+    await ctx.sessions.store.put(unflagged);
+    expect(await resolves(ctx, stolen)).toBe(true);
+    const asked = await refresh(ctx, sessionId, null, jar);
+    const proof = await device.refreshProof(challengeOf(asked.headers.get("Secure-Session-Challenge")));
+    expect((await refresh(ctx, sessionId, proof, jar)).status).toBe(200);
+    expect((await ctx.sessions.store.get(sessionId))!.bound).toBe(true);
+    expect(await resolves(ctx, stolen)).toBe(false);
   });
 
   it("refuses a deviceBinding value it does not know, naming the option", () => {
@@ -251,5 +288,128 @@ describe("device binding off (the default)", () => {
       const res = await exports.default.fetch(`${ORIGIN}${path}`, { method: "POST" });
       expect(res.status).toBe(404);
     }
+  });
+});
+
+describe("device binding required for a role (a session policy's deviceBindingRoles)", () => {
+  const requiring = (roles: string[], revocation: "strict" | "eventual" = "strict") =>
+    ({
+      deviceBinding: "opportunistic",
+      revocation,
+      organizationPolicies: { org_acme: { deviceBindingRoles: roles } },
+    }) satisfies Partial<SessionManagerOptions>;
+  const html = { Accept: "text/html" };
+
+  it("an admin's sign-in waits on the binding page, counts only once bound, then goes on", async () => {
+    const userId = freshUser();
+    const ctx = app(userId, requiring(["admin"]));
+    const { jar, callback, sessionId } = await signIn(ctx, userId);
+    expect(callback.headers.get("Location")).toBe("/auth/device-binding?return_to=%2F");
+    const offer = callback.headers.get("Secure-Session-Registration");
+    expect(offer).not.toBeNull();
+    // Not signed in anywhere (the consumer's RPC resolve included) until the browser binds.
+    expect(await resolves(ctx, jar)).toBe(false);
+
+    const page = await ctx.app.fetch(
+      new Request(`${ORIGIN}/auth/device-binding?return_to=%2F`, { headers: { ...html, Cookie: header(jar) } }),
+    );
+    expect(page.status).toBe(200);
+    expect(page.headers.get("Refresh")).toBe("2");
+    expect(page.headers.get("Secure-Session-Registration")).toMatch(/challenge="[A-Za-z0-9_-]{43}"/);
+    expect(await page.text()).toContain("The role “admin” in the organization acme requires a session bound");
+
+    const device = await DbscClient.create("ES256");
+    const bound = await register(ctx, jar, device, challengeOf(offer));
+    expect(bound.status).toBe(200);
+    take(bound, jar);
+    expect(await resolves(ctx, jar)).toBe(true);
+    expect((await ctx.sessions.resolveCookieHeader(header(jar)))!.sessionId).toBe(sessionId);
+    const onward = await ctx.app.fetch(
+      new Request(`${ORIGIN}/auth/device-binding?return_to=%2Fdashboard`, {
+        headers: { ...html, Cookie: header(jar) },
+      }),
+    );
+    expect(onward.status).toBe(303);
+    expect(onward.headers.get("Location")).toBe("/dashboard");
+    // Bound, it is held to its bound cookie like any bound session.
+    expect(await resolves(ctx, { [SESSION_COOKIE]: jar[SESSION_COOKIE]! })).toBe(false);
+  });
+
+  it("a browser that cannot bind: after the wait a 403 page says why; JSON clients get device_binding_required", async () => {
+    const userId = freshUser();
+    const ctx = app(userId, requiring(["*"], "eventual"));
+    const { jar } = await signIn(ctx, userId);
+    ctx.clock.now += 21_000;
+    const page = await ctx.app.fetch(
+      new Request(`${ORIGIN}/auth/device-binding?return_to=%2F`, { headers: { ...html, Cookie: header(jar) } }),
+    );
+    expect(page.status).toBe(403);
+    expect(page.headers.has("Refresh")).toBe(false);
+    expect(page.headers.get("Content-Type")).toMatch(/^text\/html/);
+    const text = await page.text();
+    expect(text).toContain("Every member of the organization acme must use a session bound to its device.");
+    expect(text).toContain("Chrome 145 or later on Windows");
+    expect(text).toContain('href="/auth/device-binding?return_to=%2F"');
+    expect(text).toContain('href="/auth/logout"');
+    const api = await ctx.app.fetch(
+      new Request(`${ORIGIN}/auth/device-binding`, { headers: { Accept: "application/json", Cookie: header(jar) } }),
+    );
+    expect(api.status).toBe(403);
+    expect(((await api.json()) as { error: string }).error).toBe("device_binding_required");
+    expect(await resolves(ctx, jar)).toBe(false);
+    // Signed out: the page sends the browser to sign in, keeping where it was going.
+    const none = await ctx.app.fetch(new Request(`${ORIGIN}/auth/device-binding?return_to=%2Fx`, { headers: html }));
+    expect(none.status).toBe(303);
+    expect(none.headers.get("Location")).toBe("/auth/login?return_to=%2Fx");
+  });
+
+  it("a member whose role the policy does not list signs in as before", async () => {
+    const userId = freshUser();
+    const member: IdentityUser = {
+      ...identity(userId),
+      memberships: [{ organizationId: "org_acme", organizationSlug: "acme", role: "member" }],
+    };
+    const ctx = app(userId, requiring(["admin"]), member);
+    const { jar, callback } = await signIn(ctx, userId);
+    expect(callback.headers.get("Location")).toBe("/");
+    expect(await resolves(ctx, jar)).toBe(true);
+  });
+
+  it("a role named by an operator's policy counts at the next sign-in; the policy is checked", async () => {
+    const userId = freshUser();
+    const ctx = app(userId, { deviceBinding: "opportunistic", organizations: env.ORGANIZATIONS });
+    await ctx.sessions.setOrganizationPolicy("org_acme", {
+      maxSessions: null,
+      onLimit: "evict-oldest",
+      deviceBindingRoles: ["admin"],
+    });
+    const { callback } = await signIn(ctx, userId);
+    expect(callback.headers.get("Location")).toBe("/auth/device-binding?return_to=%2F");
+    await ctx.sessions.setOrganizationPolicy("org_acme", null);
+
+    for (const roles of [[], ["*", "admin"], ["bad role"], [7], "admin"]) {
+      expect(() => validatePolicy({ deviceBindingRoles: roles }, "policy")).toThrow(
+        /policy\.deviceBindingRoles must be/,
+      );
+    }
+    expect(validatePolicy({ deviceBindingRoles: ["admin", "admin", "owner"] }).deviceBindingRoles).toEqual([
+      "admin",
+      "owner",
+    ]);
+    expect(validatePolicy({})).toEqual({ maxSessions: null, onLimit: "evict-oldest" });
+  });
+
+  it("with device binding off, a policy that requires it fails closed, naming the option", async () => {
+    expect(() => app(freshUser(), { organizationPolicies: { org_acme: { deviceBindingRoles: ["admin"] } } })).toThrow(
+      'organizationPolicies.org_acme.deviceBindingRoles needs deviceBinding: "opportunistic"',
+    );
+    const ctx = app(freshUser(), { organizations: env.ORGANIZATIONS });
+    await expect(
+      ctx.sessions.setOrganizationPolicy("org_acme", {
+        maxSessions: null,
+        onLimit: "evict-oldest",
+        deviceBindingRoles: ["*"],
+      }),
+    ).rejects.toMatchObject({ code: "invalid_policy", status: 400 });
   });
 });

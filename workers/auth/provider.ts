@@ -24,6 +24,7 @@ import { fakeIdentityClients, type IdentityClient, IdentityClientToken } from ".
 import { type AuthRateLimits, AuthRateLimitsToken, type LimitsEnv, routeLimiterFor } from "./limits";
 import { devHeaderLocation } from "./location";
 import { CsrfMiddleware, csrfToken } from "./middleware/csrf";
+import { DEVICE_BINDING_PATH, handleDeviceBindingPage } from "./routes/device-binding";
 import { createLoginHandler, handleCallback, handleLogout } from "./routes/handlers";
 import { isOwnLogoutNavigation, logoutConfirmPage } from "./routes/logout";
 import type { SessionManagerOptions } from "./session/config";
@@ -193,7 +194,7 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
       ),
     );
     const binding = this.#options.session?.deviceBinding;
-    if (binding !== undefined && binding !== "off") registerDeviceBindingRoutes(app);
+    if (binding !== undefined && binding !== "off") registerDeviceBindingRoutes(app, () => c.resolve(AuthConfigToken));
     // Logout: CSRF tokens are issued on GET and required on POST. A GET signs out only when it is
     // the person's own navigation (fetch metadata); any other GET gets a confirm page that POSTs.
     let csrf: MiddlewareHandler | undefined;
@@ -229,12 +230,22 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
  * produce (Chrome keeps the private key out of reach). The CSRF token would also be unavailable:
  * the browser sends these requests itself, without a body or our headers. Never cached.
  */
-function registerDeviceBindingRoutes<E extends AuthEnv>(app: Application<E>): void {
+function registerDeviceBindingRoutes<E extends AuthEnv>(
+  app: Application<E>,
+  config: () => { returnOrigins: readonly string[] },
+): void {
   const limiter = routeLimiterFor(app, "dbsc");
   if (limiter) app.hono.use("/auth/dbsc/*", limiter);
   const sessions = () => app.container.resolve(SessionManager);
   app.hono.post(DBSC_PATHS.register, (ctx) => sessions().registerDevice(ctx.req.raw));
   app.hono.post(DBSC_PATHS.refresh, (ctx) => sessions().refreshDevice(ctx.req.raw));
+  // The page a session whose role must bind waits on (a GET that changes nothing).
+  app.hono.get(DEVICE_BINDING_PATH, (ctx) =>
+    handleDeviceBindingPage(ctx.req.raw, sessions(), {
+      clock: sessions().config.clock,
+      returnOrigins: config().returnOrigins,
+    }),
+  );
 }
 
 function missing(what: string): AuthError {

@@ -25,7 +25,9 @@ export type AuthErrorCode =
   | "step_up_required"
   | "impersonation_forbidden"
   | "no_provider_tokens"
-  | "refresh_unsupported";
+  | "refresh_unsupported"
+  | "invalid_policy"
+  | "device_binding_required";
 
 export class AuthError extends GatehouseError<AuthErrorCode> {
   override name = "AuthError";

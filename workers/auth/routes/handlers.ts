@@ -16,6 +16,7 @@ import { authErrorPage, errorPage } from "../pages";
 import { organizationLinks, signInAgainLinks } from "../pages/error-links";
 import type { SessionManager } from "../session/session-manager";
 import type { IdentityUser } from "../types";
+import { deviceBindingUrl } from "./device-binding";
 import { providerErrorMessage } from "./provider-errors";
 
 export interface LoginHandlerOptions {
@@ -180,7 +181,7 @@ export async function handleCallback(
     // was: the flow cookie proves this browser started this sign-in. An operator's impersonation
     // never ends a session (it may not sign anyone out; its own one is capped at the impersonation timeout).
     const previous = await sessionManager.resolveSession(request).catch(() => null);
-    const { response, sessionId } = await sessionManager.createSession(
+    const { response, sessionId, record } = await sessionManager.createSession(
       auth.user,
       organizationId,
       sessionManager.requestMeta(request),
@@ -195,10 +196,10 @@ export async function handleCallback(
         ...(auth.impersonator ? { impersonator: auth.impersonator } : {}),
       },
     );
-    const res = new Response(null, {
-      status: 302,
-      headers: { Location: safeReturnTo(flow.returnTo, "/", options.returnOrigins), "Cache-Control": "no-store" },
-    });
+    const returnTo = safeReturnTo(flow.returnTo, "/", options.returnOrigins);
+    // A role that must bind a device waits on the binding page first (it goes on once bound).
+    const location = record.bindingRequired ? deviceBindingUrl(returnTo) : returnTo;
+    const res = new Response(null, { status: 302, headers: { Location: location, "Cache-Control": "no-store" } });
     for (const c of response.headers.getSetCookie()) res.headers.append("Set-Cookie", c);
     res.headers.append("Set-Cookie", check.clearCookie);
     // Device binding on: offer the browser to bind a key to the new session (never fails the sign-in).

@@ -21,7 +21,10 @@ import { type DeploymentPolicies, deploymentPolicies } from "./policy";
  */
 export type RevocationMode = "strict" | "eventual";
 
-/** The device-binding modes a deployment may choose today (`"required"` per role comes later). */
+/**
+ * The device-binding modes a deployment chooses: off, or opportunistic (every browser that can bind
+ * does). "Required" is per role, in a session policy (`deviceBindingRoles`), and needs it on.
+ */
 export type DeviceBindingSetting = Exclude<DeviceBindingMode, "required">;
 const DEVICE_BINDING_SETTINGS: readonly DeviceBindingSetting[] = ["off", "opportunistic"];
 
@@ -185,6 +188,14 @@ export function resolveSessionConfig(options: SessionManagerOptions = {}): Resol
   if (deviceBinding !== "off" && !options.userSessions) {
     throw new TypeError(`deviceBinding: "${deviceBinding}" needs the userSessions Durable Object namespace`);
   }
+  const policies = deploymentPolicies(options);
+  if (deviceBinding === "off") {
+    const asking = [
+      ["sessionPolicy", policies.sessionPolicy] as const,
+      ...[...policies.organizationPolicies].map(([id, policy]) => [`organizationPolicies.${id}`, policy] as const),
+    ].find(([, policy]) => policy.deviceBindingRoles);
+    if (asking) throw new TypeError(`${asking[0]}.deviceBindingRoles needs deviceBinding: "opportunistic"`);
+  }
   if (refreshInterval >= idleTimeout) {
     throw new RangeError("refreshInterval must be shorter than idleTimeout, or sessions would expire while in use");
   }
@@ -200,7 +211,7 @@ export function resolveSessionConfig(options: SessionManagerOptions = {}): Resol
     random: options.random,
     revocation,
     hookTimeoutMs,
-    ...deploymentPolicies(options),
+    ...policies,
     timeline: options.timeline ?? true,
     location: options.location ?? edgeLocation,
     impersonationTimeout,

@@ -49,13 +49,21 @@ export function sessionDoors(
     signer,
     objects,
     record,
-    resolve: async (cookie): Promise<BindingSession | null> => {
-      const session = await resolve(cookie);
-      return session && { sessionId: session.sessionId, userId: session.user.id };
+    // The registration route's session may be one that must bind and has not yet (`pendingBinding`): that is how it binds.
+    resolve: async (cookie, pendingBinding): Promise<BindingSession | null> => {
+      const session = await lifecycle.resolve(cookie, {}, { pendingBinding });
+      if (!session) return null;
+      const { record } = session;
+      return {
+        sessionId: session.sessionId,
+        userId: session.user.id,
+        createdAt: record.createdAt,
+        requirement: record.bindingRequired ?? null,
+      };
     },
   });
   const parts = { config, store, signer, directory, objects, organizations, record, binding, hooks };
-  const lifecycle = new SessionLifecycle(parts);
+  const lifecycle: SessionLifecycle = new SessionLifecycle(parts);
   const provider = new ProviderAccess(signer, objects, resolve);
   return { config, store, directory, signer, lifecycle, record, organizations, provider, binding };
 }

@@ -60,6 +60,15 @@ export interface LifecycleParts {
   hooks: SessionHooks;
 }
 
+/** How a resolve treats a session its role requires to bind (device binding). */
+export interface ResolveOptions {
+  /**
+   * True for the two places a session that must bind but has not yet may be used: the registration
+   * route (it is how it binds) and the page that says why. Everywhere else such a session is absent.
+   */
+  pendingBinding?: boolean;
+}
+
 /** The person acting when no one else is named: the session's own user. */
 export const SELF: RevocationActor = { kind: "user" };
 const RECENT_REFRESH_LIMIT = 10_000;
@@ -76,7 +85,11 @@ export class SessionLifecycle {
   }
 
   /** The session of a Cookie header; a revoked one's use is told to its timeline, one an organization ended is refused. */
-  async resolve(cookieHeader: string | null | undefined, seen: SessionMeta = {}): Promise<ResolvedSession | null> {
+  async resolve(
+    cookieHeader: string | null | undefined,
+    seen: SessionMeta = {},
+    options: ResolveOptions = {},
+  ): Promise<ResolvedSession | null> {
     const { config, store, organizations } = this.#parts;
     const sessionId = await sessionIdOf(this.#parts.signer, config.cookieName, cookieHeader);
     if (!sessionId) return null;
@@ -92,7 +105,7 @@ export class SessionLifecycle {
     // Synchronous when every epoch is cached (the common case): no await, no round trip.
     const refused = organizations.refuses(record);
     if (refused === true || (refused !== false && (await refused))) return null;
-    if (!(await this.#admitted(record, cookieHeader, seen))) return null;
+    if (!(await this.#admitted(record, cookieHeader, seen, options))) return null;
     if (now - record.lastSeenAt >= config.refreshInterval * 1000) await this.#slide(record, now);
     return {
       sessionId,
@@ -115,7 +128,12 @@ export class SessionLifecycle {
     const now = config.clock();
     const { cookieValue, sessionId } = await issueSessionToken(this.#parts.signer, config.random);
     const record = newRecord(config, sessionId, now, user, organizationId, meta, signIn);
-    const policy = await this.#parts.organizations.signInPolicy(organizationsOf(record));
+    const { policy, binding } = await this.#parts.organizations.signInPolicy(
+      organizationsOf(record),
+      record.memberships,
+    );
+    // A role that must bind a device: the session counts once its browser bound a key (`#admitted`).
+    if (binding && this.#parts.binding.enabled) record.bindingRequired = binding;
     await this.#save(record);
     const newDevice =
       objects !== undefined &&
@@ -186,18 +204,30 @@ export class SessionLifecycle {
 
   /**
    * Strict revocation asks the session's object whether it is active. With device binding on, the
-   * same one call (in both modes) also says whether a key is bound: an inactive session is refused,
-   * and a bound one needs its fresh bound cookie (`DeviceBinding.isFresh`); without one it counts as
-   * not signed in, never as an error.
+   * same one call also says whether a key is bound (and heals a KV record that lost its `bound`
+   * flag to a racing write); in eventual mode the KV record's `bound` flag says it, with no object
+   * call. A bound session needs its fresh bound cookie (`DeviceBinding.isFresh`, which the signed
+   * expiry makes checkable anywhere); one whose role requires binding and that has not bound counts
+   * as not signed in, except where `pendingBinding` allows it. Never an error for any cookie.
    */
-  async #admitted(record: SessionRecord, cookieHeader: string | null | undefined, seen: SessionMeta): Promise<boolean> {
+  async #admitted(
+    record: SessionRecord,
+    cookieHeader: string | null | undefined,
+    seen: SessionMeta,
+    options: ResolveOptions,
+  ): Promise<boolean> {
     const { config, objects, binding } = this.#parts;
-    if (!binding.enabled) return config.revocation !== "strict" || objects!.isActive(record.userId, record.id);
-    const state = await objects!.bindingState(record.userId, record.id);
-    // The object was asked anyway, so its answer counts in eventual mode too: a revoked session's key
-    // is gone with it, and "not bound" must never let a copied cookie through where KV still lags.
-    if (!state.active) return false;
-    return !state.bound || binding.isFresh(cookieHeader, { sessionId: record.id, userId: record.userId }, seen);
+    const strict = config.revocation === "strict";
+    if (!binding.enabled) return !strict || objects!.isActive(record.userId, record.id);
+    let bound = record.bound === true;
+    if (strict) {
+      const state = await objects!.bindingState(record.userId, record.id);
+      if (!state.active) return false;
+      if (state.bound && !bound) record.bound = true;
+      bound = state.bound;
+    }
+    if (bound) return binding.isFresh(cookieHeader, { sessionId: record.id, userId: record.userId }, seen);
+    return record.bindingRequired === undefined || options.pendingBinding === true;
   }
 
   /** Writes the new session's KV record; a failure is a 503. */

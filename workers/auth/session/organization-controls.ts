@@ -9,11 +9,13 @@
 import type { SessionPolicy } from "../../../client-sdk/protocol/policy";
 import type { RevocationActor, RevocationReceipt } from "../../../client-sdk/protocol/security-record";
 import type { OrganizationSessions } from "../../../durable-objects/organization-sessions";
+import { AuthError } from "../errors";
+import type { DeviceBindingSetting } from "./config";
 import type { SessionRecord } from "./kv-session-store";
 import { OrganizationEpochs } from "./org-epochs";
 import { OrganizationObjects } from "./organizations";
-import type { DeploymentPolicies } from "./policy";
-import { mergePolicies, type PolicySource, policyOf } from "./policy";
+import type { BindingRequirement, DeploymentPolicies } from "./policy";
+import { bindingRequirement, mergePolicies, type PolicySource, policyOf } from "./policy";
 import { bound } from "./store-call";
 
 const UNBOUND = "This needs the organizations Durable Object namespace (SessionManager option `organizations`)";
@@ -24,16 +26,19 @@ export class OrganizationControls {
   /** The organizations' published kill-switch epochs, as this isolate last read them. */
   readonly #epochs: OrganizationEpochs;
   readonly #policies: DeploymentPolicies;
+  /** Whether the deployment binds devices: a policy may require it only then. */
+  readonly #bindingOn: boolean;
 
   constructor(
     kv: KVNamespace,
     clock: () => number,
-    policies: DeploymentPolicies,
+    policies: DeploymentPolicies & { deviceBinding?: DeviceBindingSetting },
     namespace?: DurableObjectNamespace<OrganizationSessions>,
   ) {
     this.#objects = namespace && new OrganizationObjects(namespace);
     this.#epochs = new OrganizationEpochs(kv, clock);
     this.#policies = policies;
+    this.#bindingOn = (policies.deviceBinding ?? "off") !== "off";
   }
 
   /** True when the per-organization objects are bound. */
@@ -70,21 +75,35 @@ export class OrganizationControls {
 
   /** Sets (or with null clears) an operator's policy, checked by the caller (`validatePolicy`). */
   setPolicy(organizationId: string, policy: SessionPolicy | null): Promise<void> {
+    if (policy?.deviceBindingRoles && !this.#bindingOn) {
+      const message = 'policy.deviceBindingRoles needs the deployment\'s deviceBinding: "opportunistic"';
+      return Promise.reject(new AuthError("invalid_policy", { status: 400, message }));
+    }
     return this.#required().setPolicy(organizationId, policy);
   }
 
   /**
    * The policy of a sign-in by a member of `organizationIds`: each one's (an operator's if the
-   * objects are bound and answer, else as configured), merged (`mergePolicies`).
+   * objects are bound and answer, else as configured), merged (`mergePolicies`); and whether one of
+   * the `memberships` holds a role its organization requires to bind a device (`bindingRequirement`).
    */
-  async signInPolicy(organizationIds: readonly string[]): Promise<SessionPolicy> {
-    const policies = await Promise.all(
-      organizationIds.map(async (id) => {
-        const operator = this.#objects ? await this.#objects.policyOrNull(id) : null;
-        return policyOf(id, operator, this.#policies).policy;
-      }),
+  async signInPolicy(
+    organizationIds: readonly string[],
+    memberships: readonly { organizationId: string; organizationSlug?: string; role: string }[],
+  ): Promise<{ policy: SessionPolicy; binding: BindingRequirement | null }> {
+    const policies = new Map(
+      await Promise.all(
+        organizationIds.map(async (id) => {
+          const operator = this.#objects ? await this.#objects.policyOrNull(id) : null;
+          return [id, policyOf(id, operator, this.#policies).policy] as const;
+        }),
+      ),
     );
-    return mergePolicies(policies, this.#policies);
+    const binding = bindingRequirement(
+      memberships.map((m) => ({ ...m, policy: policies.get(m.organizationId) ?? this.#policies.sessionPolicy })),
+      this.#policies,
+    );
+    return { policy: mergePolicies([...policies.values()], this.#policies), binding };
   }
 
   /** Indexes a member of each organization (best effort: the published epoch covers a miss); nothing when unbound. */

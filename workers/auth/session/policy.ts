@@ -13,9 +13,12 @@ import { AuthError } from "../errors";
 export const MAX_SESSIONS_CAP = 1000;
 
 /** How a policy is written, for messages (`policy must be { maxSessions, onLimit }`). */
-export const POLICY_SHAPE = "{ maxSessions, onLimit }";
+export const POLICY_SHAPE = "{ maxSessions, onLimit, deviceBindingRoles }";
 /** What the admin API answers to a body that is not a policy. */
-export const POLICY_JSON_HINT = `Send JSON { "maxSessions": <1-${MAX_SESSIONS_CAP} or null>, "onLimit": "evict-oldest" | "refuse-new" }`;
+export const POLICY_JSON_HINT = `Send JSON { "maxSessions": <1-${MAX_SESSIONS_CAP} or null>, "onLimit": "evict-oldest" | "refuse-new", "deviceBindingRoles": [<role>, …] | ["*"] | null }`;
+/** Roles a policy may name for device binding; each a provider's role slug (or `*`). */
+export const MAX_BINDING_ROLES = 20;
+const ROLE = /^(?:\*|[A-Za-z0-9][A-Za-z0-9_:.-]{0,63})$/;
 
 /** The deployment's policies as configured, checked: the default and the ones per organization id. */
 export interface DeploymentPolicies {
@@ -56,7 +59,51 @@ export function validatePolicy(input: unknown, what = "sessionPolicy", orNull = 
   if (onLimit !== "evict-oldest" && onLimit !== "refuse-new") {
     throw new TypeError(`${what}.onLimit must be "evict-oldest" or "refuse-new"`);
   }
-  return { maxSessions, onLimit };
+  const roles = bindingRoles(partial.deviceBindingRoles ?? null, what);
+  return { maxSessions, onLimit, ...(roles ? { deviceBindingRoles: roles } : {}) };
+}
+
+/** `deviceBindingRoles`: null, or 1 to 20 distinct role slugs (`*` alone for every member). */
+function bindingRoles(value: unknown, what: string): string[] | null {
+  if (value === null) return null;
+  const message = `${what}.deviceBindingRoles must be null or a list of 1 to ${MAX_BINDING_ROLES} role names (or ["*"])`;
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_BINDING_ROLES) throw new TypeError(message);
+  const roles = [...new Set(value)];
+  if (!roles.every((role) => typeof role === "string" && ROLE.test(role))) throw new TypeError(message);
+  if (roles.includes("*") && roles.length > 1) throw new TypeError(message);
+  return roles as string[];
+}
+
+/** Why a session must be device-bound: the first membership whose organization's policy names its role. */
+export interface BindingRequirement {
+  /** The organization whose policy asks it; null: the deployment's default policy, for a person with no membership. */
+  organizationId: string | null;
+  /** Its slug, for the page that says why. */
+  organizationSlug?: string;
+  role: string;
+}
+
+/**
+ * Whether a sign-in must bind a device, from each membership's organization policy (as `policyOf`
+ * chose it) and, for a person with no membership, the deployment's default. Every session carries
+ * all its person's memberships, so an admin signing in to another organization is still an admin
+ * somewhere: any membership whose role its organization lists requires it.
+ */
+export function bindingRequirement(
+  memberships: readonly { organizationId: string; organizationSlug?: string; role: string; policy: SessionPolicy }[],
+  deployment: DeploymentPolicies,
+): BindingRequirement | null {
+  for (const m of memberships) {
+    const roles = m.policy.deviceBindingRoles ?? null;
+    if (roles?.includes("*") || roles?.includes(m.role)) {
+      const slug = m.organizationSlug ? { organizationSlug: m.organizationSlug } : {};
+      return { organizationId: m.organizationId, ...slug, role: roles?.includes("*") ? "*" : m.role };
+    }
+  }
+  if (memberships.length === 0 && deployment.sessionPolicy.deviceBindingRoles?.includes("*")) {
+    return { organizationId: null, role: "*" };
+  }
+  return null;
 }
 
 /** The deployment's options (`sessionPolicy`, `organizationPolicies`), each checked and named in its error. */

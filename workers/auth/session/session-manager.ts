@@ -18,6 +18,7 @@ import type { RevocationResult as Revoked, SessionInfo } from "../../../durable-
 import type { HmacSigner } from "../crypto";
 import type { AppUser, IdentityUser } from "../types";
 import type { ResolvedSessionConfig, SessionManagerOptions } from "./config";
+import type { BindingStatus } from "./device-binding";
 import { type SessionDoors, sessionDoors } from "./doors";
 import type { KVSessionStore, SessionRecord } from "./kv-session-store";
 import { type ResolvedSession, requestMeta, SELF, type SignInFacts } from "./lifecycle";
@@ -145,6 +146,11 @@ export class SessionManager {
   /** `Secure-Session-Registration` for a new session's answer; null when device binding is off. */
   deviceRegistrationHeader(userId: string, sessionId: string): Promise<string | null> {
     return this.#doors.binding.registrationHeader({ userId, sessionId });
+  }
+
+  /** Where the request's session stands with a role that must bind a device (the page `/auth/device-binding`). */
+  deviceBindingStatus(request: Request): Promise<BindingStatus> {
+    return this.#doors.binding.status(request.headers.get("Cookie"));
   }
 
   /** `POST /auth/dbsc/register`: binds the signed-in session to the key its proof shows. */

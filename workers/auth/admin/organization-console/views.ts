@@ -17,7 +17,15 @@ export type Membership = AppUser["memberships"][number];
 /** What the policy form sent, as a policy to check (`validatePolicy` refuses what is not one). */
 export function policyFormValues(form: FormData): Record<keyof SessionPolicy, unknown> {
   const raw = String(form.get("maxSessions") ?? "").trim();
-  return { maxSessions: raw === "" ? null : Number(raw), onLimit: String(form.get("onLimit") ?? "evict-oldest") };
+  const roles = String(form.get("deviceBindingRoles") ?? "")
+    .split(",")
+    .map((role) => role.trim())
+    .filter((role) => role !== "");
+  return {
+    maxSessions: raw === "" ? null : Number(raw),
+    onLimit: String(form.get("onLimit") ?? "evict-oldest"),
+    deviceBindingRoles: roles.length === 0 ? null : roles,
+  };
 }
 
 /** The organizations the person is an admin of, each a link to its console. */
@@ -43,6 +51,7 @@ export function organizationBody(
 ): string {
   const base = `${ORGANIZATIONS_PATH}/${encodeURIComponent(membership.organizationId)}`;
   const cap = current.policy.maxSessions;
+  const roles = current.policy.deviceBindingRoles ?? null;
   const said =
     notice === "policy"
       ? "The session policy was saved."
@@ -56,10 +65,11 @@ export function organizationBody(
   return `<h1>Organization ${escapeHtml(membership.organizationSlug)}</h1>
 ${said ? `<p role="status"><strong>${escapeHtml(said)}</strong></p>` : ""}
 <h2>Session policy</h2>
-<p class="muted">Now: ${cap === null ? "no cap" : `at most ${cap} sessions per person`}, ${escapeHtml(current.policy.onLimit)} (${escapeHtml(current.source)}).</p>
+<p class="muted">Now: ${cap === null ? "no cap" : `at most ${cap} sessions per person`}, ${escapeHtml(current.policy.onLimit)}, ${roles === null ? "no device binding required" : `device-bound sessions required for ${escapeHtml(roles.join(", "))}`} (${escapeHtml(current.source)}).</p>
 <form method="post" action="${base}/policy">${csrfField(csrf)}
 <label>Sessions per person (empty: no cap) <input name="maxSessions" inputmode="numeric" value="${cap === null ? "" : String(cap)}"></label>
 <label>Past it <select name="onLimit">${option("evict-oldest", "sign out the oldest")}${option("refuse-new", "refuse the new sign-in")}</select></label>
+<label>Roles that must use a device-bound session (comma-separated; * for everyone; empty: none) <input name="deviceBindingRoles" value="${escapeHtml(roles === null ? "" : roles.join(", "))}"></label>
 <button type="submit">Save policy</button></form>
 <form method="post" action="${base}/policy/clear">${csrfField(csrf)}<button type="submit" class="secondary">Use the default policy</button></form>
 <h2>Kill switch</h2>

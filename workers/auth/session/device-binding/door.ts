@@ -12,7 +12,8 @@ import { parseCookie } from "../../cookies";
 import type { HmacSigner } from "../../crypto";
 import { isSessionId } from "../../ids";
 import type { ResolvedSessionConfig } from "../config";
-import type { KVSessionStore } from "../kv-session-store";
+import type { KVSessionStore, SessionRecord } from "../kv-session-store";
+import type { BindingRequirement } from "../policy";
 import type { SecurityRecord, SessionMeta } from "../security-record";
 import { type SessionObjects, USER_SESSIONS_UNBOUND } from "../session-objects";
 import { bound, storeCall } from "../store-call";
@@ -29,7 +30,23 @@ export const DBSC_PATHS = { register: "/auth/dbsc/register", refresh: "/auth/dbs
 export interface BindingSession {
   sessionId: string;
   userId: string;
+  /** When the session was created (ms): how long its browser has had to bind. */
+  createdAt?: number;
+  /** Why the session must bind (its record's `bindingRequired`), when it must. */
+  requirement?: BindingRequirement | null;
 }
+
+/** Where a browser's session stands with a role that must bind (the page `/auth/device-binding`). */
+export type BindingStatus =
+  | { state: "signed_out" }
+  | { state: "ready" }
+  | {
+      state: "pending";
+      requirement: BindingRequirement;
+      createdAt: number;
+      /** A fresh `Secure-Session-Registration` for the page's answer; null when none could be issued. */
+      registration: string | null;
+    };
 
 export interface DeviceBindingParts {
   config: ResolvedSessionConfig;
@@ -37,8 +54,11 @@ export interface DeviceBindingParts {
   signer: HmacSigner;
   objects: SessionObjects | undefined;
   record: SecurityRecord;
-  /** The session of a Cookie header, resolved as every request's (so a bound one needs its bound cookie). */
-  resolve(cookieHeader: string | null): Promise<BindingSession | null>;
+  /**
+   * The session of a Cookie header, resolved as every request's (so a bound one needs its bound
+   * cookie); with `pendingBinding`, also one whose role must bind and has not yet.
+   */
+  resolve(cookieHeader: string | null, pendingBinding: boolean): Promise<BindingSession | null>;
 }
 
 const NO_STORE = { "Cache-Control": "no-store" } as const;
@@ -73,12 +93,25 @@ export class DeviceBinding {
   }
 
   /**
+   * Where the browser's session stands (the page `/auth/device-binding`): signed out, ready (it
+   * resolves as usual: bound, or not required to bind), or pending a binding its role requires,
+   * with a fresh registration header so a browser that missed the sign-in's can still bind.
+   */
+  async status(cookieHeader: string | null): Promise<BindingStatus> {
+    if (await this.#parts.resolve(cookieHeader, false)) return { state: "ready" };
+    const session = this.enabled ? await this.#parts.resolve(cookieHeader, true) : null;
+    if (!session?.requirement) return { state: "signed_out" };
+    const registration = await this.registrationHeader(session).catch(() => null);
+    return { state: "pending", requirement: session.requirement, createdAt: session.createdAt ?? 0, registration };
+  }
+
+  /**
    * `POST /auth/dbsc/register`: the signed-in session's browser proves a new key. The proof's
    * signature is verified first (key from its header); only then does the object spend the challenge
    * and bind the key, in one call. Answers the session instructions and the first bound cookie.
    */
   async register(request: Request): Promise<Response> {
-    const session = await this.#parts.resolve(request.headers.get("Cookie"));
+    const session = await this.#parts.resolve(request.headers.get("Cookie"), true);
     if (!session) return jsonError(401, "unauthenticated", "Sign in first", NO_STORE);
     const token = readSessionResponse(request.headers.get(DBSC_HEADERS.response));
     if (!token.ok) return jsonError(400, "invalid_proof", "No valid device proof", NO_STORE);
@@ -89,6 +122,7 @@ export class DeviceBinding {
     const outcome = await this.#objects().bindDevice(session.userId, session.sessionId, jti, { jwk, alg, thumbprint });
     if (outcome === "inactive") return jsonError(401, "unauthenticated", "Sign in first", NO_STORE);
     if (outcome !== "bound") return jsonError(400, "invalid_proof", "No valid device proof", NO_STORE);
+    await this.#flagBound(session.sessionId);
     return this.#instructions(session.sessionId);
   }
 
@@ -104,7 +138,8 @@ export class DeviceBinding {
     const id = readSessionId(request.headers.get(DBSC_HEADERS.sessionId));
     if (!id.ok || !isSessionId(id.value)) return jsonError(400, "invalid_request", "No session identifier", NO_STORE);
     const sessionId = id.value;
-    const userId = await this.#liveOwner(sessionId);
+    const record = await this.#liveRecord(sessionId);
+    const userId = record?.userId ?? null;
     const key = userId === null ? null : await this.#objects().boundKey(userId, sessionId);
     if (userId === null || !key) return Response.json(endSessionConfig(sessionId), { headers: NO_STORE });
     const token = readSessionResponse(request.headers.get(DBSC_HEADERS.response));
@@ -113,7 +148,11 @@ export class DeviceBinding {
         boundKey: key,
         acceptChallenge: (jti) => this.#objects().noteBindingRefresh(userId, sessionId, jti),
       });
-      if (proof.ok) return this.#instructions(sessionId);
+      if (proof.ok) {
+        // A KV record that lost its flag to a racing write gets it back here, within a cookie's lifetime.
+        if (!record?.bound) await this.#flagBound(sessionId);
+        return this.#instructions(sessionId);
+      }
     }
     // A new challenge only for the session's own browser (its session cookie comes with the refresh):
     // anyone else who knows the public id could otherwise evict the owner's live challenges.
@@ -144,13 +183,27 @@ export class DeviceBinding {
     return false;
   }
 
-  /** The owner of a live (unexpired, unrevoked) session in KV, or null. */
-  async #liveOwner(sessionId: string): Promise<string | null> {
+  /** The KV record of a live (unexpired, unrevoked) session, or null. */
+  async #liveRecord(sessionId: string): Promise<SessionRecord | null> {
     const found = await storeCall(() => this.#parts.store.lookup(sessionId));
     if (!found || !("record" in found) || found.record.id !== sessionId) return null;
     const now = this.#parts.config.clock();
     const { record } = found;
-    return now < record.idleExpiresAt && now < record.absoluteExpiresAt ? record.userId : null;
+    return now < record.idleExpiresAt && now < record.absoluteExpiresAt ? record : null;
+  }
+
+  /**
+   * Marks the session's KV record `bound` (never the key), so a resolve that reads KV alone (eventual
+   * mode) asks for the bound cookie. Best effort: a failed write (KV's one write per second per key)
+   * is healed by the next successful refresh, and strict mode asks the object anyway.
+   */
+  async #flagBound(sessionId: string): Promise<void> {
+    try {
+      const record = await this.#liveRecord(sessionId);
+      if (record && !record.bound) await this.#parts.store.put({ ...record, bound: true });
+    } catch (err) {
+      console.warn("gatehouse: could not flag a bound session in KV", err instanceof Error ? err.name : "");
+    }
   }
 
   /** 200: the session instructions and a fresh bound cookie (its Set-Cookie may carry Max-Age; the instructions may not). */

@@ -5,7 +5,7 @@
  * headers, proofs, keys, challenges, the bound cookie and the session instructions (WebCrypto). The
  * session object keeps keys and challenges (durable-objects/user-sessions/device-binding.ts).
  */
-export { type BindingSession, DBSC_PATHS, DeviceBinding, type DeviceBindingParts } from "./door";
+export { type BindingSession, type BindingStatus, DBSC_PATHS, DeviceBinding, type DeviceBindingParts } from "./door";
 export {
   challengeHeader,
   type HeaderResult,
