@@ -36,16 +36,18 @@ describe("validatePolicy", () => {
       new TypeError('policy.onLimit must be "evict-oldest" or "refuse-new"'),
     );
     for (const whole of [null, undefined, "five", 5, [1]]) {
-      expect(() => validatePolicy(whole, "policy")).toThrow(new TypeError("policy must be { maxSessions, onLimit }"));
+      expect(() => validatePolicy(whole, "policy")).toThrow(
+        new TypeError("policy must be { maxSessions, onLimit, deviceBindingRoles }"),
+      );
       if (whole !== null) {
         expect(() => validatePolicy(whole, "policy", true)).toThrow(
-          new TypeError("policy must be { maxSessions, onLimit } or null"),
+          new TypeError("policy must be { maxSessions, onLimit, deviceBindingRoles } or null"),
         );
       }
     }
     expect(validatePolicy(null, "policy", true)).toBeNull();
     expect(POLICY_JSON_HINT).toBe(
-      'Send JSON { "maxSessions": <1-1000 or null>, "onLimit": "evict-oldest" | "refuse-new" }',
+      'Send JSON { "maxSessions": <1-1000 or null>, "onLimit": "evict-oldest" | "refuse-new", "deviceBindingRoles": [<role>, …] | ["*"] | null }',
     );
   });
 

@@ -65,8 +65,9 @@ export type {
   SessionHooks,
   SessionManagerOptions,
 } from "./session/config";
+export type { BindingStatus } from "./session/device-binding";
 export { KVSessionStore, type SessionRecord } from "./session/kv-session-store";
-export type { DeploymentPolicies, PolicySource } from "./session/policy";
+export type { BindingRequirement, DeploymentPolicies, PolicySource } from "./session/policy";
 export {
   type ResolvedSession,
   type SessionKV,
