@@ -4,7 +4,8 @@
  * and no internal detail in it. The consumer's table is test/consumer/error-table.test.ts;
  * test/layers/readme-tables.test.ts checks that every row of both tables has its test here.
  */
-import { SessionManager } from "gatehouse-workers/auth";
+import { Application } from "gatehouse-workers";
+import { AuthServiceProvider, SessionManager } from "gatehouse-workers/auth";
 import { afterEach, describe, expect, it } from "vitest";
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "../../scripts/local-idp/webhook-signature";
 import { authApplication } from "../../workers/auth/app";
@@ -379,6 +380,38 @@ describe("README's auth-worker error table, row by row", () => {
       await post(`/admin/organizations/${GLOBEX}/policy/clear`);
       await post(`/admin/users/${GRACE}/sessions/revoke`);
     }
+  });
+
+  it("device_binding_required 403: an admin's browser that has not bound a device key, where Acme requires it for admins", async () => {
+    // A deployment with binding on and a policy naming Acme's admins (the deployed one has it off).
+    // The auth routes over the same bindings and local provider (one createAuthWorker per script).
+    const binding = Application.create(live, {
+      providers: [
+        new AuthServiceProvider({
+          session: {
+            userSessions: live.USER_SESSIONS,
+            deviceBinding: "opportunistic",
+            organizationPolicies: { [ACME]: { deviceBindingRoles: ["admin"] } },
+          },
+        }),
+      ],
+    });
+    const to = (path: string, headers: Record<string, string> = {}) =>
+      binding.fetch(new Request(new URL(path, ORIGIN), { redirect: "manual", headers }));
+    const start = await to(`/auth/login?organization_id=${ACME}`);
+    const jar = cookiesFrom(start);
+    const authorize = new URL(start.headers.get("Location")!);
+    const code = (
+      (await (await providerCode(authorize, "user_01ADALOVELACE0000000000000", ACME)).json()) as { code: string }
+    ).code;
+    const signedIn = await to(`/auth/callback?code=${code}&state=${authorize.searchParams.get("state")}`, {
+      Cookie: cookieHeader(jar),
+    });
+    expect(signedIn.status, await signedIn.clone().text()).toBe(302);
+    expect(signedIn.headers.get("Location")).toMatch(/^\/auth\/device-binding\?return_to=/);
+    cookiesFrom(signedIn, jar);
+    const res = await to("/auth/device-binding", { Cookie: cookieHeader(jar), ...JSON_ACCEPT });
+    expect(await answer(res)).toEqual({ status: 403, error: "device_binding_required" });
   });
 
   it("step_up_required 403: a sensitive action with an old sign-in, and a step-up the provider did not confirm", async () => {

@@ -14,12 +14,14 @@ import { AUTH_RATE_LIMITS, type AuthRateLimits, type AuthRouteFamily } from "../
 import type { LocationSource } from "../location";
 import type { AuthEnv } from "../provider";
 import {
+  checkBindingPolicies,
   type DeviceBindingSetting,
   deviceBindingSetting,
   type RevocationMode,
   resolveSessionConfig,
   type SessionHooks,
 } from "../session/config";
+import { deploymentPolicies } from "../session/policy";
 
 /** Binding names in the worker's env. Defaults: `SESSIONS`, `USER_SESSIONS`, `RATE_LIMITER`, `ORGANIZATIONS`, `SECURITY_EVENTS`. */
 export interface AuthWorkerBindings {
@@ -189,15 +191,20 @@ export function resolveAuthWorkerOptions(options: AuthWorkerOptions = {}): Resol
       ...(idleTimeout !== undefined ? { idleTimeout } : {}),
       ...(absoluteTimeout !== undefined ? { absoluteTimeout } : {}),
       ...(cookie ? { cookie: { ...cookie } } : {}),
-      ...(sessionPolicy ? { sessionPolicy } : {}),
-      ...(organizationPolicies ? { organizationPolicies } : {}),
       revocation: "eventual",
     });
+    // The policies are checked here with the deployment's binding mode (which needs the objects there).
+    checkBindingPolicies(
+      deploymentPolicies({
+        ...(sessionPolicy ? { sessionPolicy } : {}),
+        ...(organizationPolicies ? { organizationPolicies } : {}),
+      }),
+      deviceBindingSetting(options.deviceBinding),
+    );
     const maxAge = options.recentAuthMaxAge;
     if (maxAge !== undefined && (!Number.isInteger(maxAge) || maxAge < 0 || maxAge > 86_400)) {
       throw new RangeError("recentAuthMaxAge must be a whole number of seconds from 0 to 86400");
     }
-    deviceBindingSetting(options.deviceBinding);
     const days = options.timeline?.retentionDays;
     if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 3650)) {
       throw new RangeError("timeline.retentionDays must be a whole number of days from 1 to 3650");

@@ -189,13 +189,7 @@ export function resolveSessionConfig(options: SessionManagerOptions = {}): Resol
     throw new TypeError(`deviceBinding: "${deviceBinding}" needs the userSessions Durable Object namespace`);
   }
   const policies = deploymentPolicies(options);
-  if (deviceBinding === "off") {
-    const asking = [
-      ["sessionPolicy", policies.sessionPolicy] as const,
-      ...[...policies.organizationPolicies].map(([id, policy]) => [`organizationPolicies.${id}`, policy] as const),
-    ].find(([, policy]) => policy.deviceBindingRoles);
-    if (asking) throw new TypeError(`${asking[0]}.deviceBindingRoles needs deviceBinding: "opportunistic"`);
-  }
+  checkBindingPolicies(policies, deviceBinding);
   if (refreshInterval >= idleTimeout) {
     throw new RangeError("refreshInterval must be shorter than idleTimeout, or sessions would expire while in use");
   }
@@ -217,6 +211,16 @@ export function resolveSessionConfig(options: SessionManagerOptions = {}): Resol
     impersonationTimeout,
     deviceBinding,
   };
+}
+
+/** A policy may require device binding only where the deployment has it on; else a TypeError naming the policy. */
+export function checkBindingPolicies(policies: DeploymentPolicies, deviceBinding: DeviceBindingSetting): void {
+  if (deviceBinding !== "off") return;
+  const asking = [
+    ["sessionPolicy", policies.sessionPolicy] as const,
+    ...[...policies.organizationPolicies].map(([id, policy]) => [`organizationPolicies.${id}`, policy] as const),
+  ].find(([, policy]) => policy.deviceBindingRoles);
+  if (asking) throw new TypeError(`${asking[0]}.deviceBindingRoles needs deviceBinding: "opportunistic"`);
 }
 
 /** The CSRF cookie (`gh_csrf`) and the sign-in flow cookies (`gh_login_<state>`): a session cookie must not take their names. */
