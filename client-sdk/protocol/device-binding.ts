@@ -101,3 +101,17 @@ export interface SessionConfig {
   credentials: SessionCredential[];
   allowed_refresh_initiators?: string[];
 }
+
+/** Where a site says which origins may register site-wide sessions for it (spec `#well-known`). */
+export const DBSC_WELL_KNOWN_PATH = "/.well-known/device-bound-sessions";
+
+/**
+ * The `/.well-known/device-bound-sessions` document (spec `#well-known`), served from the site
+ * itself (`https://<eTLD+1>`), fetched by the browser without credentials.
+ */
+export interface DeviceBoundSessionsWellKnown {
+  /** Origins allowed to register a session for the whole site (`include_site: true`) from a subdomain. */
+  registering_origins: string[];
+  /** Origins of other sites allowed to share keys with this site's sessions (federation; empty here). */
+  relying_origins: string[];
+}

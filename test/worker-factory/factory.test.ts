@@ -172,6 +172,16 @@ describe("createAuthWorker with a team's own binding names", () => {
     expect(() => createAuthWorker({ bindings: { sessions: "AUTH_KV", userSessions: "AUTH_KV" } })).toThrow(
       /AUTH_KV for two roles/,
     );
+    // Device binding's site: a bare https origin covering cookie.domain, and only with one.
+    const site = (deviceBindingSite: string, domain?: string) => () =>
+      createAuthWorker({
+        deviceBinding: "opportunistic",
+        deviceBindingSite,
+        ...(domain ? { cookie: { domain } } : {}),
+      });
+    expect(site("https://example.com")).toThrow(/createAuthWorker: deviceBindingSite needs cookie\.domain/);
+    expect(site("https://example.com/", "example.com")).toThrow(/createAuthWorker: deviceBindingSite must be a bare/);
+    expect(site("https://example.net", "app.example.com")).toThrow(/does not cover cookie\.domain/);
   });
 
   it("refuses a second auth worker in the same script (they would share the Durable Objects' options)", () => {

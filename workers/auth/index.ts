@@ -12,6 +12,10 @@ export {
   type RecentAuthOptions,
 } from "../../client-sdk/auth-context/recent-auth";
 export {
+  DBSC_WELL_KNOWN_PATH,
+  type DeviceBoundSessionsWellKnown,
+} from "../../client-sdk/protocol/device-binding";
+export {
   type ConfigCheck,
   type ConfigProblem,
   type ConfigRule,
@@ -66,6 +70,10 @@ export type {
   SessionManagerOptions,
 } from "./session/config";
 export type { BindingStatus } from "./session/device-binding";
+export {
+  type DeviceBoundSessionsWellKnownOptions,
+  deviceBoundSessionsWellKnown,
+} from "./session/device-binding/well-known";
 export { KVSessionStore, type SessionRecord } from "./session/kv-session-store";
 export type { BindingRequirement, DeploymentPolicies, PolicySource } from "./session/policy";
 export {

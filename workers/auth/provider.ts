@@ -13,6 +13,7 @@ import { type Container, Token } from "../../client-sdk/core/container";
 import { toHono } from "../../client-sdk/core/middleware";
 import { ServiceProvider } from "../../client-sdk/core/provider";
 import { waitUntilOf } from "../../client-sdk/core/wait-until";
+import { DBSC_WELL_KNOWN_PATH } from "../../client-sdk/protocol/device-binding";
 import type { OrganizationSessions } from "../../durable-objects/organization-sessions";
 import type { UserSessions } from "../../durable-objects/user-sessions";
 import { isLoopbackHost } from "./config/rules";
@@ -28,7 +29,7 @@ import { DEVICE_BINDING_PATH, handleDeviceBindingPage } from "./routes/device-bi
 import { createLoginHandler, handleCallback, handleLogout } from "./routes/handlers";
 import { isOwnLogoutNavigation, logoutConfirmPage } from "./routes/logout";
 import type { SessionManagerOptions } from "./session/config";
-import { DBSC_PATHS } from "./session/device-binding";
+import { DBSC_PATHS, deviceBoundSessionsWellKnown, wellKnownResponse } from "./session/device-binding";
 import { KVSessionStore } from "./session/kv-session-store";
 import { SessionManager } from "./session/session-manager";
 
@@ -229,6 +230,10 @@ export class AuthServiceProvider<E extends AuthEnv = AuthEnv> extends ServicePro
  * binds nothing), and refresh acts only on a proof by the key already bound, which a page cannot
  * produce (Chrome keeps the private key out of reach). The CSRF token would also be unavailable:
  * the browser sends these requests itself, without a body or our headers. Never cached.
+ * And `GET /.well-known/device-bound-sessions` naming this worker's public origin (from
+ * `auth.redirectUrl`, never the request's Host) as a registering origin: it counts only where the
+ * site's apex is routed here (a site-wide session registered from `auth.<site>`), and is public,
+ * cookie-free and cacheable.
  */
 function registerDeviceBindingRoutes<E extends AuthEnv>(
   app: Application<E>,
@@ -245,6 +250,9 @@ function registerDeviceBindingRoutes<E extends AuthEnv>(
       clock: sessions().config.clock,
       returnOrigins: config().returnOrigins,
     }),
+  );
+  app.hono.get(DBSC_WELL_KNOWN_PATH, () =>
+    wellKnownResponse(deviceBoundSessionsWellKnown({ registeringOrigins: [publicOrigin(app.container)] })),
   );
 }
 

@@ -102,6 +102,7 @@ function providerOptions(options: ResolvedAuthWorkerOptions): AuthServiceProvide
       ...(timeline?.recordSignIns === false ? { timeline: false } : {}),
       ...(location ? { location } : {}),
       ...(options.deviceBinding ? { deviceBinding: options.deviceBinding } : {}),
+      ...(options.deviceBindingSite ? { deviceBindingSite: options.deviceBindingSite } : {}),
     },
   };
 }

@@ -21,6 +21,7 @@ import {
   resolveSessionConfig,
   type SessionHooks,
 } from "../session/config";
+import { bindingSite } from "../session/device-binding/scope";
 import { deploymentPolicies } from "../session/policy";
 
 /** Binding names in the worker's env. Defaults: `SESSIONS`, `USER_SESSIONS`, `RATE_LIMITER`, `ORGANIZATIONS`, `SECURITY_EVENTS`. */
@@ -105,6 +106,13 @@ export interface AuthWorkerOptions {
    * browser did is signed in only with its fresh bound cookie. Needs the `UserSessions` binding.
    */
   deviceBinding?: DeviceBindingSetting;
+  /**
+   * With `deviceBinding` on and `cookie.domain` set, the site a bound session covers: a bare https
+   * origin whose host is the registrable domain. Default `https://<cookie.domain>`; set it only when
+   * the cookie's domain lies below the site. The site must serve `/.well-known/device-bound-sessions`
+   * naming this worker (route it here, or `deviceBoundSessionsWellKnown` from `gatehouse-workers/auth`).
+   */
+  deviceBindingSite?: string;
 }
 
 export interface ResolvedAuthWorkerOptions extends AuthWorkerOptions {
@@ -204,6 +212,11 @@ export function resolveAuthWorkerOptions(options: AuthWorkerOptions = {}): Resol
     const maxAge = options.recentAuthMaxAge;
     if (maxAge !== undefined && (!Number.isInteger(maxAge) || maxAge < 0 || maxAge > 86_400)) {
       throw new RangeError("recentAuthMaxAge must be a whole number of seconds from 0 to 86400");
+    }
+    const binding = deviceBindingSetting(options.deviceBinding);
+    if (binding !== "off" || options.deviceBindingSite !== undefined) {
+      // https unless the redirect URL says plain-HTTP local development (checked again with env's at start).
+      bindingSite(options.cookie?.domain, options.deviceBindingSite, !options.redirectUrl?.startsWith("http:"));
     }
     const days = options.timeline?.retentionDays;
     if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 3650)) {

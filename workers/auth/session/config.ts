@@ -11,6 +11,7 @@ import type { OrganizationSessions } from "../../../durable-objects/organization
 import type { UserSessions } from "../../../durable-objects/user-sessions";
 import type { RandomSource } from "../crypto";
 import { edgeLocation, type LocationSource } from "../location";
+import { bindingSite } from "./device-binding/scope";
 import { type DeploymentPolicies, deploymentPolicies } from "./policy";
 
 /**
@@ -107,6 +108,14 @@ export interface SessionManagerOptions {
    * did needs a fresh bound cookie too. Needs `userSessions`.
    */
   deviceBinding?: DeviceBindingSetting;
+  /**
+   * With device binding on and `cookie.domain` set, the site a bound session covers
+   * (`include_site`): a bare https origin whose host is the registrable domain, default
+   * `https://<cookie.domain>`. Set it only when the cookie's domain lies below the site
+   * (`apps.example.com` → `"https://example.com"`). The site must serve
+   * `/.well-known/device-bound-sessions` naming the auth worker (ARCHITECTURE.md "Every app of the team").
+   */
+  deviceBindingSite?: string;
 }
 
 export const SESSION_DEFAULTS = {
@@ -137,6 +146,8 @@ export interface ResolvedSessionConfig extends DeploymentPolicies {
   location: LocationSource;
   impersonationTimeout: number;
   deviceBinding: DeviceBindingSetting;
+  /** The site origin a bound session covers (`include_site: true`); undefined: host-only (no cookie domain, or binding off). */
+  deviceBindingSite: string | undefined;
 }
 
 export function resolveSessionConfig(options: SessionManagerOptions = {}): ResolvedSessionConfig {
@@ -190,6 +201,11 @@ export function resolveSessionConfig(options: SessionManagerOptions = {}): Resol
   }
   const policies = deploymentPolicies(options);
   checkBindingPolicies(policies, deviceBinding);
+  // Checked whenever it is given; in effect only with binding on.
+  const site =
+    deviceBinding !== "off" || options.deviceBindingSite !== undefined
+      ? bindingSite(domain, options.deviceBindingSite, secure)
+      : undefined;
   if (refreshInterval >= idleTimeout) {
     throw new RangeError("refreshInterval must be shorter than idleTimeout, or sessions would expire while in use");
   }
@@ -210,6 +226,7 @@ export function resolveSessionConfig(options: SessionManagerOptions = {}): Resol
     location: options.location ?? edgeLocation,
     impersonationTimeout,
     deviceBinding,
+    deviceBindingSite: deviceBinding === "off" ? undefined : site,
   };
 }
 

@@ -20,6 +20,7 @@ import { bound, storeCall } from "../store-call";
 import { sessionIdOf } from "../token";
 import { challengeHeader, readSessionId, readSessionResponse, registrationHeader } from "./headers";
 import { verifyProof } from "./proof";
+import { type BindingScope, bindingScope } from "./scope";
 import { type BoundCookieSpec, boundCookieAttributes, buildSessionConfig, endSessionConfig } from "./session-config";
 import { BOUND_COOKIE_TTL_MS, BoundCookie } from "./tokens";
 
@@ -67,6 +68,7 @@ export class DeviceBinding {
   readonly #parts: DeviceBindingParts;
   readonly #cookie: BoundCookie;
   readonly #spec: BoundCookieSpec;
+  readonly #scope: BindingScope;
 
   constructor(parts: DeviceBindingParts) {
     this.#parts = parts;
@@ -78,6 +80,8 @@ export class DeviceBinding {
       sameSite: config.sameSite,
       ...(config.domain ? { domain: config.domain } : {}),
     };
+    // And the DBSC session covers the hosts that cookie reaches: the whole site when it has a Domain.
+    this.#scope = bindingScope(config.deviceBindingSite);
   }
 
   /** On when the deployment chose a mode other than `"off"` (config.ts makes sure the objects are bound). */
@@ -206,12 +210,17 @@ export class DeviceBinding {
     }
   }
 
-  /** 200: the session instructions and a fresh bound cookie (its Set-Cookie may carry Max-Age; the instructions may not). */
+  /**
+   * 200: the session instructions and a fresh bound cookie (its Set-Cookie may carry Max-Age; the
+   * instructions may not). `refresh_url` stays relative: the browser resolves it against the URL
+   * that answered (spec `#algo-create-session`; Chrome `session.cc` `fetcher_url.Resolve`), which
+   * is always this worker's register or refresh route, whatever origin the scope names.
+   */
   async #instructions(sessionId: string): Promise<Response> {
     const config: SessionConfig = buildSessionConfig({
       sessionId,
       refreshUrl: DBSC_PATHS.refresh,
-      includeSite: false,
+      ...this.#scope,
       cookies: [this.#spec],
     });
     const { value } = await this.#cookie.issue(sessionId);

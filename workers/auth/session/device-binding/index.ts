@@ -17,6 +17,7 @@ export {
 } from "./headers";
 export { type JwkResult, jwkThumbprint, validatePublicJwk } from "./jwk";
 export { type ProofOptions, type ProofRefusal, type ProofResult, type VerifiedProof, verifyProof } from "./proof";
+export { type BindingScope, bindingScope, bindingSite } from "./scope";
 export {
   type BoundCookieSpec,
   boundCookieAttributes,
@@ -29,3 +30,9 @@ export {
   CHALLENGE_BYTES,
   mintChallenge,
 } from "./tokens";
+export {
+  type DeviceBoundSessionsWellKnownOptions,
+  deviceBoundSessionsWellKnown,
+  WELL_KNOWN_MAX_AGE_SECONDS,
+  wellKnownResponse,
+} from "./well-known";
