@@ -8,11 +8,13 @@
  * `cost.usd_per_1k_mau_month` (pricing.ts `PROFILE`) follow. None of these has a goal: the issue
  * sets none, so they are recorded with an empty goal (the report shows them, never judges them).
  * The operations, each with what it is and what it checks, are in person-scenarios.ts (per
- * person) and admin-scenarios.ts (per administrative event).
+ * person), device-binding-scenarios.ts (a refresh and a bound session's guarded request, device
+ * binding on) and admin-scenarios.ts (per administrative event).
  */
 import { it } from "vitest";
 import { record, round } from "../harness";
 import { killSwitch, revokeAll, roleChange } from "./admin-scenarios";
+import { deviceBinding } from "./device-binding-scenarios";
 import { billable, KINDS, type KindCounts } from "./ledger";
 import {
   guardedRequests,
@@ -38,6 +40,7 @@ it("cost per operation, per request and per user", async (ctx) => {
   await openTab(results, "strict");
   await openTab(results, "eventual");
   await rateLimitChecks(results);
+  await deviceBinding(results);
   await revokeAll(results);
   await roleChange(results);
   await killSwitch(results);

@@ -23,7 +23,10 @@ export const BROWSER = {
 };
 
 /** The entrypoints of bench/cost/worker.ts (named here: the type-check sees every project's main module). */
-export const entry = exports as unknown as Record<"default" | "GuardedApp" | "EventualAuthWorker", Fetcher>;
+export const entry = exports as unknown as Record<
+  "default" | "GuardedApp" | "EventualAuthWorker" | "BoundAuthWorker" | "EventualBoundAuthWorker",
+  Fetcher
+>;
 
 /** This run's names: fresh users and organizations, so no run sees another's state. */
 export const stamp = Date.now().toString(36);

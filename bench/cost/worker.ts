@@ -9,9 +9,15 @@
  * `GuardedApp` is a consuming app: its pages and API behind `ServiceAuthMiddleware`, its sign-out
  * through `ServiceLogoutHandler`, both over a (counted) service binding to one of the two. It never
  * changes what the auth worker does.
+ * `BoundAuthWorker` and `EventualBoundAuthWorker` are the auth routes (`AuthServiceProvider`) and
+ * `GET /api/me` with device binding on (`deviceBinding: "opportunistic"`, off in the template), in
+ * each revocation mode, over the same counting env: `createAuthWorker` takes its options once per
+ * script, so the bench composes these two as `authApplication` does (security headers, the provider,
+ * `/api/me`), with that option added and the route groups these operations never reach left out.
  */
 import { WorkerEntrypoint, exports as workerExports } from "cloudflare:workers";
-import { compose } from "gatehouse-workers";
+import { Application, compose } from "gatehouse-workers";
+import { AuthServiceProvider } from "gatehouse-workers/auth";
 import {
   type AuthServiceBinding,
   AuthServiceClient,
@@ -19,6 +25,9 @@ import {
   ServiceAuthMiddleware,
   ServiceLogoutHandler,
 } from "gatehouse-workers/client";
+import { authSecurityHeaders } from "../../workers/auth/app";
+import { registerApiRoutes } from "../../workers/auth/app/api";
+import type { AuthEnv } from "../../workers/auth/provider";
 import auth, {
   AuthService as AuthServiceBase,
   OrganizationSessions as OrganizationSessionsBase,
@@ -153,6 +162,39 @@ export class EventualAuthWorker extends WorkerEntrypoint {
   override fetch(request: Request): Promise<Response> {
     ledger.add("workerRequests");
     return auth.fetch(request, countedEnv(eventual(this.env as object)), this.ctx);
+  }
+}
+
+const boundApps = new Map<Mode, Application<AuthEnv>>();
+
+/** The auth routes and `/api/me` of `mode` with device binding on, over the counting env (one per mode). */
+function boundApp(env: object, mode: Mode): Application<AuthEnv> {
+  const made = boundApps.get(mode);
+  if (made) return made;
+  const app = Application.create(countedEnv(mode === "strict" ? env : eventual(env)) as AuthEnv, {
+    middleware: [authSecurityHeaders],
+    providers: [new AuthServiceProvider({ session: { deviceBinding: "opportunistic" } })],
+  });
+  registerApiRoutes(app);
+  boundApps.set(mode, app);
+  return app;
+}
+
+/** The auth worker's routes with device binding on, strict revocation (the default). */
+export class BoundAuthWorker extends WorkerEntrypoint {
+  override fetch(request: Request): Promise<Response> {
+    ledger.add("workerRequests");
+    const app = boundApp(this.env as object, "strict");
+    return app.fetch(request, app.env, this.ctx);
+  }
+}
+
+/** The same, eventual revocation. */
+export class EventualBoundAuthWorker extends WorkerEntrypoint {
+  override fetch(request: Request): Promise<Response> {
+    ledger.add("workerRequests");
+    const app = boundApp(this.env as object, "eventual");
+    return app.fetch(request, app.env, this.ctx);
   }
 }
 
