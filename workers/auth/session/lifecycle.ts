@@ -75,8 +75,16 @@ export class SessionLifecycle {
     this.#hooks = new HookRunner(parts.hooks, parts.config.hookTimeoutMs);
   }
 
-  /** The session of a Cookie header; a revoked one's use is told to its timeline, one an organization ended is refused. */
-  async resolve(cookieHeader: string | null | undefined, seen: SessionMeta = {}): Promise<ResolvedSession | null> {
+  /**
+   * The session of a Cookie header; a revoked one's use is told to its timeline, one an organization
+   * ended is refused. `deviceSkipped` is the request's `Secure-Session-Skipped`, if any: it changes
+   * only what a bound session without its fresh proof is recorded as, never the answer.
+   */
+  async resolve(
+    cookieHeader: string | null | undefined,
+    seen: SessionMeta = {},
+    deviceSkipped: string | null = null,
+  ): Promise<ResolvedSession | null> {
     const { config, store, organizations } = this.#parts;
     const sessionId = await sessionIdOf(this.#parts.signer, config.cookieName, cookieHeader);
     if (!sessionId) return null;
@@ -92,7 +100,7 @@ export class SessionLifecycle {
     // Synchronous when every epoch is cached (the common case): no await, no round trip.
     const refused = organizations.refuses(record);
     if (refused === true || (refused !== false && (await refused))) return null;
-    if (!(await this.#admitted(record, cookieHeader, seen))) return null;
+    if (!(await this.#admitted(record, cookieHeader, seen, deviceSkipped))) return null;
     if (now - record.lastSeenAt >= config.refreshInterval * 1000) await this.#slide(record, now);
     return {
       sessionId,
@@ -190,14 +198,20 @@ export class SessionLifecycle {
    * and a bound one needs its fresh bound cookie (`DeviceBinding.isFresh`); without one it counts as
    * not signed in, never as an error.
    */
-  async #admitted(record: SessionRecord, cookieHeader: string | null | undefined, seen: SessionMeta): Promise<boolean> {
+  async #admitted(
+    record: SessionRecord,
+    cookieHeader: string | null | undefined,
+    seen: SessionMeta,
+    deviceSkipped: string | null,
+  ): Promise<boolean> {
     const { config, objects, binding } = this.#parts;
     if (!binding.enabled) return config.revocation !== "strict" || objects!.isActive(record.userId, record.id);
     const state = await objects!.bindingState(record.userId, record.id);
     // The object was asked anyway, so its answer counts in eventual mode too: a revoked session's key
     // is gone with it, and "not bound" must never let a copied cookie through where KV still lags.
     if (!state.active) return false;
-    return !state.bound || binding.isFresh(cookieHeader, { sessionId: record.id, userId: record.userId }, seen);
+    const session = { sessionId: record.id, userId: record.userId };
+    return !state.bound || binding.isFresh(cookieHeader, session, seen, deviceSkipped);
   }
 
   /** Writes the new session's KV record; a failure is a 503. */
