@@ -9,7 +9,7 @@ import { HmacSigner } from "../crypto";
 import { type ResolvedSessionConfig, resolveSessionConfig, type SessionManagerOptions } from "./config";
 import { type BindingSession, DeviceBinding } from "./device-binding";
 import { KVSessionStore } from "./kv-session-store";
-import { SessionLifecycle } from "./lifecycle";
+import { requestMeta, SessionLifecycle } from "./lifecycle";
 import { OrganizationControls } from "./organization-controls";
 import { ProviderAccess, type ResolveCookie } from "./provider-access";
 import { SecurityRecord } from "./security-record";
@@ -53,6 +53,7 @@ export function sessionDoors(
       const session = await resolve(cookie);
       return session && { sessionId: session.sessionId, userId: session.user.id };
     },
+    meta: (request) => requestMeta(request, config.location),
   });
   const parts = { config, store, signer, directory, objects, organizations, record, binding, hooks };
   const lifecycle = new SessionLifecycle(parts);

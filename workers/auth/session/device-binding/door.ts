@@ -13,7 +13,6 @@ import type { HmacSigner } from "../../crypto";
 import { isSessionId } from "../../ids";
 import type { ResolvedSessionConfig } from "../config";
 import type { KVSessionStore } from "../kv-session-store";
-import { requestMeta } from "../lifecycle";
 import type { SecurityRecord, SessionMeta } from "../security-record";
 import { type SessionObjects, USER_SESSIONS_UNBOUND } from "../session-objects";
 import { bound, storeCall } from "../store-call";
@@ -41,6 +40,8 @@ export interface DeviceBindingParts {
   record: SecurityRecord;
   /** The session of a Cookie header, resolved as every request's (so a bound one needs its bound cookie). */
   resolve(cookieHeader: string | null): Promise<BindingSession | null>;
+  /** What a request shows of its sender, for the timeline (`requestMeta`). */
+  meta(request: Request): SessionMeta;
 }
 
 const NO_STORE = { "Cache-Control": "no-store" } as const;
@@ -161,7 +162,7 @@ export class DeviceBinding {
 
   /** Tells the timeline a refresh proof of this session was refused (throttled; never fails the request). */
   #refreshFailed(request: Request, userId: string, sessionId: string, refusal: ProofRefusal): Promise<void> {
-    const seen = requestMeta(request, this.#parts.config.location);
+    const seen = this.#parts.meta(request);
     return this.#parts.record.reportDeviceRefreshFailed(userId, sessionId, seen, refreshFailureOf(refusal));
   }
 
