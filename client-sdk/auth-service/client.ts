@@ -105,16 +105,19 @@ export class AuthServiceClient implements ServiceSessionResolver {
     return this.#binding;
   }
 
-  /** The user of the session carried by this request or Cookie header, or null. No cookie: null without a call. */
+  /**
+   * The user of the session carried by this request or Cookie header, or null. No cookie: null
+   * without a call. A Request's `Secure-Session-Skipped` goes along (device binding: see `ResolveOptions`).
+   */
   async resolveUser(source: CookieSource): Promise<AppUser | null> {
     const cookie = cookieHeaderOf(source, "resolveUser");
-    return cookie ? this.#checked("resolveUser", [cookie], orNull(isAppUser)) : null;
+    return cookie ? this.#checked("resolveUser", resolveArguments(cookie, source), orNull(isAppUser)) : null;
   }
 
   /** The session (public id, user, expiry in ms) carried by this request or Cookie header, or null. */
   async resolveSession(source: CookieSource): Promise<AuthServiceSession | null> {
     const cookie = cookieHeaderOf(source, "resolveSession");
-    return cookie ? this.#checked("resolveSession", [cookie], orNull(isSession)) : null;
+    return cookie ? this.#checked("resolveSession", resolveArguments(cookie, source), orNull(isSession)) : null;
   }
 
   /**
@@ -259,6 +262,12 @@ export class AuthServiceClient implements ServiceSessionResolver {
 
 /** The isolate's coalescer of rate checks, per binding object; at most 1,000 per call (the default), as the entrypoint takes. */
 const rateCheckCoalescer = /* @__PURE__ */ perBindingScope(() => new Coalescer<RateLimitDecision>());
+
+/** The Cookie header, and a Request's `Secure-Session-Skipped` when it has one (else the one argument, as before). */
+function resolveArguments(cookie: string, source: CookieSource): [string] | [string, { deviceSkipped: string }] {
+  const skipped = source instanceof Request ? source.headers.get("Secure-Session-Skipped") : null;
+  return skipped ? [cookie, { deviceSkipped: skipped }] : [cookie];
+}
 
 function cookieHeaderOf(source: CookieSource, method: string): string | null {
   if (source instanceof Request) return source.headers.get("Cookie");

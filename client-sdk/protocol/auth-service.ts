@@ -24,12 +24,22 @@ export interface RpcSession {
   impersonator: { email: string; reason: string | null } | null;
 }
 
+/**
+ * What a consumer may add to `resolveUser` / `resolveSession` beside the Cookie header.
+ * `deviceSkipped`: the request's `Secure-Session-Skipped` header as received (device binding): it
+ * never changes the answer, only how the user's timeline words a bound session refused for lack of
+ * a fresh device proof (the browser's "could not refresh" rather than "a copied cookie?").
+ */
+export interface ResolveOptions {
+  deviceSkipped?: string | null;
+}
+
 /** The methods of the `AuthService` entrypoint. Arguments are validated there (a bad one: `TypeError`). */
 export interface AuthServiceApi {
   /** The user of the session in this Cookie header, or null. */
-  resolveUser(cookieHeader: string | null): Promise<AppUser | null>;
+  resolveUser(cookieHeader: string | null, options?: ResolveOptions): Promise<AppUser | null>;
   /** The session in this Cookie header (public id, user, expiry), or null. */
-  resolveSession(cookieHeader: string | null): Promise<RpcSession | null>;
+  resolveSession(cookieHeader: string | null, options?: ResolveOptions): Promise<RpcSession | null>;
   listSessions(userId: string): Promise<SessionInfo[]>;
   /** Revokes one session by public id; null when no live session has that id. The actor defaults to the user. */
   revokeSession(sessionId: string, actor?: RevocationActor): Promise<RevocationResult | null>;

@@ -42,6 +42,15 @@ export interface SkippedSession {
   sessionIdentifier: string | null;
 }
 
+/**
+ * Why a refresh proof for a live bound session was refused, as its timeline names it
+ * (`session.device_refresh_failed`): `bad_signature` (not signed by the bound key: another key, another
+ * algorithm, a broken signature), `unknown_challenge` (replayed, unknown or expired), `malformed`
+ * (not a `dbsc+jwt` we can read).
+ */
+export const DEVICE_REFRESH_FAILURES = ["bad_signature", "unknown_challenge", "malformed"] as const;
+export type DeviceRefreshFailure = (typeof DEVICE_REFRESH_FAILURES)[number];
+
 /** What a challenge is for: the first proof of a key, or a proof with an already bound key. */
 export type ChallengePurpose = "registration" | "refresh";
 

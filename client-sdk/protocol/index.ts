@@ -8,7 +8,7 @@
  * `AuthService` RPC interface (`auth-service`). Exported by name; nothing here imports an upper layer.
  */
 
-export type { AuthServiceApi, RpcSession } from "./auth-service";
+export type { AuthServiceApi, ResolveOptions, RpcSession } from "./auth-service";
 export type { RegisterResult, RevocationReason, RevocationResult, SessionInfo, SessionMirror } from "./lifecycle";
 export type { OrganizationEpoch } from "./organization-controls";
 export { ORG_EPOCH_PREFIX, orgEpochKey } from "./organization-controls";

@@ -24,6 +24,8 @@ export interface RevocationActor {
 /**
  * The kinds of timeline events. `session.device_bound`: a session's browser registered a device key
  * (DBSC, `protocol/device-binding.ts`), so its cookie alone no longer signs in.
+ * `session.device_refresh_failed`: a refresh proof for a bound session was refused (`detail.reason`,
+ * a `DeviceRefreshFailure`).
  */
 export type SecurityEventType =
   | "session.signed_in"
@@ -35,7 +37,8 @@ export type SecurityEventType =
   | "ratelimit.lockout"
   | "organization.sessions_ended"
   | "session.impersonated"
-  | "session.device_bound";
+  | "session.device_bound"
+  | "session.device_refresh_failed";
 
 /** One event of a user's timeline. `id` is stable (an idempotency key for webhook receivers). */
 export interface SecurityEvent {

@@ -10,11 +10,14 @@
  * auth worker authenticated. Features sit behind `#private` fields so RPC cannot reach them.
  */
 import { type Connection, type ConnectionContext, Server } from "partyserver";
-import type {
-  BoundKey,
-  ChallengePurpose,
-  DbscAlgorithm,
-  DbscPublicJwk,
+import {
+  type BoundKey,
+  type ChallengePurpose,
+  type DbscAlgorithm,
+  type DbscPublicJwk,
+  DEVICE_REFRESH_FAILURES,
+  type DeviceRefreshFailure,
+  SKIPPED_REASONS,
 } from "../../client-sdk/protocol/device-binding";
 import type { RegisterResult } from "../../client-sdk/protocol/lifecycle";
 import type {
@@ -41,7 +44,7 @@ import {
   type SessionInfo,
   type SessionMirror,
 } from "./schema";
-import { DEFAULT_RETENTION_MS, type RefusalReason } from "./security-record";
+import { DEFAULT_RETENTION_MS, REFUSAL_REASONS, type RefusalReason, type SkippedDetail } from "./security-record";
 
 export { CONTINUATION_GUARD_MS } from "./alarms";
 export type { UserSessionsEnv } from "./context";
@@ -65,7 +68,7 @@ export type {
   SessionInfo,
   SessionMirror,
 } from "./schema";
-export { ATTEMPT_THROTTLE_MS, type RefusalReason, receiptOwner } from "./security-record";
+export { ATTEMPT_THROTTLE_MS, type RefusalReason, receiptOwner, type SkippedDetail } from "./security-record";
 
 export class UserSessions extends Server<ServerEnv> {
   static override options = { hibernate: true };
@@ -150,13 +153,30 @@ export class UserSessions extends Server<ServerEnv> {
     return this.#features.organizations.endForOrganization(organizationId, epoch, actor);
   }
 
-  /** Records a use of one of this user's revoked sessions (its cookie presented again), or of a bound one without its device proof, at most once per session per 10 minutes. */
+  /**
+   * Records a use of one of this user's revoked sessions (its cookie presented again), or of a bound
+   * one without its device proof (`skipped`: why its browser said it had none), at most once per
+   * session and reason per 10 minutes. An unknown reason is `revoked`, an unknown `skipped` is `unknown`.
+   */
   recordRefused(
     sessionId: string,
     seen: { ip?: string; device?: string; location?: SessionLocation } = {},
     reason: RefusalReason = "revoked",
+    skipped?: SkippedDetail,
   ): boolean {
-    return this.#features.record.refused(sessionId, seen, reason === "device_proof_missing" ? reason : "revoked");
+    const known = REFUSAL_REASONS.includes(reason) ? reason : "revoked";
+    const why = (SKIPPED_REASONS as readonly string[]).includes(skipped ?? "") ? skipped : "unknown";
+    return this.#features.record.refused(sessionId, seen, known, known === "device_refresh_skipped" ? why : undefined);
+  }
+
+  /** Records a refused refresh proof of a bound session, at most once per session per 10 minutes (an unknown reason is `malformed`). */
+  recordDeviceRefreshFailed(
+    sessionId: string,
+    seen: { ip?: string; device?: string; location?: SessionLocation } = {},
+    reason: DeviceRefreshFailure = "malformed",
+  ): boolean {
+    const known = DEVICE_REFRESH_FAILURES.includes(reason) ? reason : "malformed";
+    return this.#features.record.deviceRefreshFailed(sessionId, seen, known);
   }
 
   /** Records a rate-limit lockout of a request that carried this session, at most once per session and route family per 10 minutes. */

@@ -100,4 +100,31 @@ describe("timeline wording of device binding", () => {
     expect(describeEvent(revoked)).toBe("A signed-out session was used again and refused");
     expect(renderEvent(revoked, "csrf")).not.toContain('class="alert"');
   });
+
+  it("a skipped refresh reads as the browser's own trouble with its reason, not highlighted", () => {
+    const skipped = event({
+      type: "session.refused",
+      detail: { reason: "device_refresh_skipped", skipped: "unreachable" },
+    });
+    expect(describeEvent(skipped)).toBe(
+      "This browser could not refresh its device proof (unreachable), so a request was not signed in; it will try again",
+    );
+    expect(renderEvent(skipped, "csrf")).not.toContain('class="alert"');
+    const words = (skipped: string) =>
+      describeEvent(event({ type: "session.refused", detail: { reason: "device_refresh_skipped", skipped } }));
+    expect(words("server_error")).toContain("(server error)");
+    expect(words("quota_exceeded")).toContain("(too many refreshes)");
+    expect(words("<script>")).toContain("(reason not given)");
+  });
+
+  it("a refused refresh proof names why; one signed by another key is highlighted", () => {
+    const forged = event({ type: "session.device_refresh_failed", detail: { reason: "bad_signature" } });
+    expect(describeEvent(forged)).toBe("A device proof for a session was refused (not signed by the device's key)");
+    expect(renderEvent(forged, "csrf")).toContain('<strong class="alert">');
+    const replayed = event({ type: "session.device_refresh_failed", detail: { reason: "unknown_challenge" } });
+    expect(describeEvent(replayed)).toBe("A device proof for a session was refused (a used or expired challenge)");
+    expect(renderEvent(replayed, "csrf")).not.toContain('class="alert"');
+    const garbled = event({ type: "session.device_refresh_failed", detail: { reason: "malformed" } });
+    expect(describeEvent(garbled)).toBe("A device proof for a session was refused (unreadable proof)");
+  });
 });

@@ -13,6 +13,31 @@ async function failure(promise: Promise<unknown>): Promise<AuthServiceError> {
 }
 
 describe("AuthServiceClient against the auth worker's AuthService", () => {
+  it("sends a Request's Secure-Session-Skipped along to the real entrypoint (device binding), and only then", async () => {
+    const ada = people.ada();
+    const { sessionId, cookie } = await signIn(ada);
+    // The real binding, with each resolve's arguments written down on the way through.
+    const calls: unknown[][] = [];
+    const binding = new Proxy(env.AUTH, {
+      get(target, property) {
+        const value = Reflect.get(target, property) as unknown;
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          if (property === "resolveSession" || property === "resolveUser") calls.push(args);
+          // Reflect.apply, not value.apply: an RPC stub takes any property name as a remote method.
+          return Reflect.apply(value as (...a: unknown[]) => unknown, target, args);
+        };
+      },
+    }) as AuthServiceBinding;
+    const auth = new AuthServiceClient(binding);
+    const skipped = `unreachable;session_identifier="${sessionId}"`;
+    const request = new Request(APP, { headers: { Cookie: cookie, "Secure-Session-Skipped": skipped } });
+    expect((await auth.resolveSession(request))?.sessionId).toBe(sessionId);
+    expect((await auth.resolveUser(new Request(APP, { headers: { Cookie: cookie } })))?.id).toBe(ada.id);
+    expect(await auth.resolveUser(cookie)).toMatchObject({ id: ada.id });
+    expect(calls).toEqual([[cookie, { deviceSkipped: skipped }], [cookie], [cookie]]);
+  });
+
   it("resolves a user and a session from a Request or a Cookie header", async () => {
     const ada = people.ada();
     const { sessionId, cookie } = await signIn(ada);

@@ -15,45 +15,8 @@ import type { SecurityEvent } from "../../client-sdk/protocol/security-record";
 import { verifySecurityEvent } from "../../client-sdk/security-events";
 import type { UserSessions } from "../../durable-objects/user-sessions";
 import { RETRY_DELAYS_MS } from "../../durable-objects/user-sessions/security-record/outbox";
-import { allEvents, eventually, freshUser, manager, signIn, stubOf } from "./helpers";
-
-interface Delivery {
-  userId: string;
-  method: string;
-  url: string;
-  contentType: string | null;
-  eventId: string | null;
-  signature: string | null;
-  status: number;
-  body: string;
-}
-
-/** What the receiver got for this user, in arrival order. */
-async function received(userId: string): Promise<Delivery[]> {
-  const res = await fetch(`https://receiver.control/received?user=${encodeURIComponent(userId)}`);
-  return (await res.json()) as Delivery[];
-}
-
-async function failNext(userId: string, times: number): Promise<void> {
-  const res = await fetch(`https://receiver.control/fail?user=${encodeURIComponent(userId)}&times=${times}`, {
-    method: "POST",
-  });
-  expect(res.status).toBe(204);
-}
-
-/** Queue messages the consumer stored for this user, once `count` arrived (bounded wait: real delivery). */
-async function queued(userId: string, count: number): Promise<SecurityEvent[]> {
-  return eventually(
-    async () => {
-      const { keys } = await env.RECEIVED.list({ prefix: `queue:${userId}:` });
-      if (keys.length < count) return null;
-      const values = await Promise.all(keys.map((k) => env.RECEIVED.get<{ event: SecurityEvent }>(k.name, "json")));
-      return values.map((v) => v!.event);
-    },
-    10_000,
-    `${count} queue messages for ${userId}`,
-  );
-}
+import { failNext, queued, received } from "./deliveries";
+import { allEvents, freshUser, manager, signIn, stubOf } from "./helpers";
 
 const outbox = (userId: string) =>
   runInDurableObject(stubOf(userId), (_o: UserSessions, state) =>

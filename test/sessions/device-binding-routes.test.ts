@@ -7,100 +7,24 @@
  * alone does not, and only the bound key refreshes. With it off (the deployed worker): nothing changes.
  */
 import { env, exports } from "cloudflare:workers";
-import { Application } from "gatehouse-workers";
-import {
-  AuthServiceProvider,
-  type IdentityUser,
-  SessionManager,
-  type SessionManagerOptions,
-} from "gatehouse-workers/auth";
-import { FakeIdentityClient } from "gatehouse-workers/testing";
+import type { IdentityUser, SessionManagerOptions } from "gatehouse-workers/auth";
 import { describe, expect, it } from "vitest";
 import { validatePolicy } from "../../workers/auth/session/policy";
-import { DbscClient, refreshRequestHeaders, registrationRequestHeaders } from "./dbsc-client";
+import {
+  app,
+  BOUND_COOKIE,
+  challengeOf,
+  header,
+  type Jar,
+  refresh,
+  register,
+  resolves,
+  SESSION_COOKIE,
+  signIn,
+  take,
+} from "./dbsc-app";
+import { DbscClient } from "./dbsc-client";
 import { freshUser, identity, ORIGIN } from "./helpers";
-
-const REDIRECT_URL = `${ORIGIN}/auth/callback`;
-const SESSION_COOKIE = "__Host-gh_session";
-const BOUND_COOKIE = "__Host-gh_session_dbsc";
-
-class Clock {
-  now = Date.now();
-  readonly fn = () => this.now;
-}
-
-function app(
-  userId: string,
-  session: Partial<SessionManagerOptions> = { deviceBinding: "opportunistic" },
-  user: IdentityUser = identity(userId),
-) {
-  const fake = new FakeIdentityClient({ users: [user], synthetic: false });
-  const clock = new Clock();
-  const built = Application.create(env, {
-    providers: [
-      new AuthServiceProvider({
-        identityClient: fake,
-        redirectUrl: REDIRECT_URL,
-        session: { clock: clock.fn, userSessions: env.USER_SESSIONS, ...session },
-      }),
-    ],
-  });
-  return { app: built, fake, clock, sessions: built.container.resolve(SessionManager) };
-}
-
-type Jar = Record<string, string>;
-
-function take(res: Response, jar: Jar): Jar {
-  for (const line of res.headers.getSetCookie()) {
-    const [pair] = line.split(";");
-    const eq = pair!.indexOf("=");
-    if (/Max-Age=0/i.test(line)) delete jar[pair!.slice(0, eq)];
-    else jar[pair!.slice(0, eq)] = pair!.slice(eq + 1);
-  }
-  return jar;
-}
-
-const header = (jar: Jar) =>
-  Object.entries(jar)
-    .map(([k, v]) => `${k}=${v}`)
-    .join("; ");
-
-async function signIn(ctx: ReturnType<typeof app>, userId: string) {
-  const jar: Jar = {};
-  const start = await ctx.app.fetch(new Request(`${ORIGIN}/auth/login`));
-  take(start, jar);
-  const authorize = new URL(start.headers.get("Location")!);
-  const code = ctx.fake.issueCode(userId, { codeChallenge: authorize.searchParams.get("code_challenge")! });
-  const callback = await ctx.app.fetch(
-    new Request(`${REDIRECT_URL}?code=${code}&state=${authorize.searchParams.get("state")}`, {
-      headers: { Cookie: header(jar) },
-    }),
-  );
-  take(callback, jar);
-  const sessionId = (await ctx.sessions.sessionIdFromCookieHeader(header(jar)))!;
-  return { jar, callback, sessionId };
-}
-
-function challengeOf(value: string | null, param = "challenge"): string {
-  const match = new RegExp(`${param}="([^"]+)"`).exec(value ?? "") ?? /^"([^"]+)"/.exec(value ?? "");
-  if (!match) throw new Error(`no challenge in ${value}`);
-  return match[1]!;
-}
-
-async function register(ctx: ReturnType<typeof app>, jar: Jar, client: DbscClient, challenge: string) {
-  const headers = registrationRequestHeaders(await client.registrationProof(challenge), "chrome");
-  headers.set("Cookie", header(jar));
-  return ctx.app.fetch(new Request(`${ORIGIN}/auth/dbsc/register`, { method: "POST", headers }));
-}
-
-function refresh(ctx: ReturnType<typeof app>, sessionId: string, proof: string | null, jar: Jar = {}) {
-  const headers = refreshRequestHeaders(sessionId, proof, "chrome");
-  if (Object.keys(jar).length) headers.set("Cookie", header(jar));
-  return ctx.app.fetch(new Request(`${ORIGIN}/auth/dbsc/refresh`, { method: "POST", headers }));
-}
-
-const resolves = async (ctx: ReturnType<typeof app>, jar: Jar) =>
-  (await ctx.sessions.resolveCookieHeader(header(jar))) !== null;
 
 describe("device binding on (opportunistic), through the auth routes", () => {
   it("sign-in offers registration; a valid ES256 proof binds the session and sets the bound cookie", async () => {

@@ -6,6 +6,7 @@
  * per cause (its dedupe key), queued for delivery and sent to the user's own record-hearing tabs in
  * the same synchronous block. It records what the other features did; it never decides anything.
  */
+import type { DeviceRefreshFailure, SkippedReason } from "../../../client-sdk/protocol/device-binding";
 import type {
   KnownDevice,
   RevocationActor,
@@ -29,8 +30,16 @@ export { deviceKey } from "./devices";
 export { receiptFields, receiptOwner } from "./receipts";
 export { DEFAULT_RETENTION_MS, type NewEvent } from "./timeline";
 
-/** Why a session's use was refused: its revocation, or a bound session's cookie without a fresh device proof. */
-export type RefusalReason = "revoked" | "device_proof_missing";
+/**
+ * Why a session's use was refused: its revocation, or a bound session's cookie without a fresh
+ * device proof — with no word from the browser (`device_proof_missing`, likely a copied cookie), or
+ * with its `Secure-Session-Skipped` naming the session (`device_refresh_skipped`).
+ */
+export type RefusalReason = "revoked" | "device_proof_missing" | "device_refresh_skipped";
+export const REFUSAL_REASONS: readonly RefusalReason[] = ["revoked", "device_proof_missing", "device_refresh_skipped"];
+
+/** Why the browser skipped its refresh, as a timeline keeps it: a reason of the spec, or `unknown` (never the raw token). */
+export type SkippedDetail = SkippedReason | "unknown";
 
 /** A refused use of a revoked session, a lockout or a refused sign-in: recorded at most once per cause in this window. */
 export const ATTEMPT_THROTTLE_MS = 10 * 60 * 1000;
@@ -87,14 +96,37 @@ export class SecurityRecord {
     return this.record({ ...event, at, dedupe: `${cause}:${Math.floor(at / ATTEMPT_THROTTLE_MS)}` }) !== null;
   }
 
-  /** A use of one of the user's revoked sessions (its cookie presented again), or of a bound one without its device's proof. */
+  /**
+   * A use of one of the user's revoked sessions (its cookie presented again), or of a bound one
+   * without its device's proof; `skipped` (with `device_refresh_skipped`) is why the browser said it
+   * had none. Each reason is its own cause, so a browser's skipped refresh never hides a copied cookie.
+   */
   refused(
     sessionId: string,
     seen: { ip?: string; device?: string; location?: SessionLocation },
     reason: RefusalReason = "revoked",
+    skipped?: SkippedDetail,
   ): boolean {
+    const detail: Record<string, string> = { reason };
+    if (reason === "device_refresh_skipped") detail.skipped = skipped ?? "unknown";
     return this.attempt(reason === "revoked" ? `refused:${sessionId}` : `refused:${reason}:${sessionId}`, {
       type: "session.refused",
+      sessionId,
+      ip: seen.ip,
+      device: seen.device,
+      location: seen.location,
+      detail,
+    });
+  }
+
+  /** A refresh proof for a bound session was refused (another key, a spent or unknown challenge, an unreadable proof). */
+  deviceRefreshFailed(
+    sessionId: string,
+    seen: { ip?: string; device?: string; location?: SessionLocation },
+    reason: DeviceRefreshFailure,
+  ): boolean {
+    return this.attempt(`refreshfail:${sessionId}`, {
+      type: "session.device_refresh_failed",
       sessionId,
       ip: seen.ip,
       device: seen.device,

@@ -73,10 +73,15 @@ export function describeEvent(event: SecurityEvent): string {
       if (reason === "device_proof_missing") {
         return "A device-bound session was used without its device's key and refused (a copied cookie?)";
       }
+      if (reason === "device_refresh_skipped") {
+        return `This browser could not refresh its device proof (${skippedReason(detail(event, "skipped"))}), so a request was not signed in; it will try again`;
+      }
       return "A signed-out session was used again and refused";
     }
     case "session.device_bound":
       return "A session was bound to its device's key (a copy of its cookie alone will not sign in)";
+    case "session.device_refresh_failed":
+      return `A device proof for a session was refused (${refreshFailure(detail(event, "reason"))})`;
     case "membership.changed": {
       const org = detail(event, "organizationSlug") ?? detail(event, "organizationId") ?? "an organization";
       const change = String(detail(event, "change") ?? "updated");
@@ -92,8 +97,27 @@ export function describeEvent(event: SecurityEvent): string {
   }
 }
 
-/** A bound session's cookie presented without its device's proof: likely a copied cookie. */
+/** Why a browser skipped its device-proof refresh (`Secure-Session-Skipped`), as a person reads it. */
+function skippedReason(reason: string | number | boolean | null): string {
+  if (reason === "unreachable") return "unreachable";
+  if (reason === "server_error") return "server error";
+  if (reason === "quota_exceeded") return "too many refreshes";
+  return "reason not given";
+}
+
+/** Why a refresh proof was refused, as a person reads it. */
+function refreshFailure(reason: string | number | boolean | null): string {
+  if (reason === "bad_signature") return "not signed by the device's key";
+  if (reason === "unknown_challenge") return "a used or expired challenge";
+  return "unreadable proof";
+}
+
+/**
+ * A bound session's cookie presented without its device's proof and without its browser's word
+ * why (likely a copied cookie), or a refresh proof signed by another key: highlighted.
+ */
 function isCopiedCookie(event: SecurityEvent): boolean {
+  if (event.type === "session.device_refresh_failed") return detail(event, "reason") === "bad_signature";
   return event.type === "session.refused" && detail(event, "reason") === "device_proof_missing";
 }
 

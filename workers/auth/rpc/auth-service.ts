@@ -8,7 +8,13 @@
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { StatefulObjectClient } from "../../../client-sdk/bindings/durable-object";
-import type { AccessTokenResult, AuthServiceApi, LiveTicket, RpcSession } from "../../../client-sdk/protocol";
+import type {
+  AccessTokenResult,
+  AuthServiceApi,
+  LiveTicket,
+  ResolveOptions,
+  RpcSession,
+} from "../../../client-sdk/protocol";
 import type { SessionPolicy } from "../../../client-sdk/protocol/policy";
 import type {
   KnownDevice,
@@ -42,15 +48,23 @@ export class AuthService extends WorkerEntrypoint<AuthWorkerEnv> implements Auth
   }
 
   /** The user of the session in this Cookie header, or null. */
-  async resolveUser(cookieHeader: string | null): Promise<AppUser | null> {
-    return (await this.resolveSession(cookieHeader))?.user ?? null;
+  async resolveUser(cookieHeader: string | null, options?: ResolveOptions): Promise<AppUser | null> {
+    return (await this.resolveSession(cookieHeader, options))?.user ?? null;
   }
 
-  /** The session in this Cookie header (public id, user, expiry), or null. */
-  async resolveSession(cookieHeader: string | null): Promise<RpcSession | null> {
+  /**
+   * The session in this Cookie header (public id, user, expiry), or null. `options.deviceSkipped`:
+   * the request's `Secure-Session-Skipped`, which only words the timeline entry of a bound session
+   * refused for lack of its device proof (a consumer that leaves it out gets `device_proof_missing`).
+   */
+  async resolveSession(cookieHeader: string | null, options?: ResolveOptions): Promise<RpcSession | null> {
     if (cookieHeader !== null && typeof cookieHeader !== "string")
       throw new TypeError("cookieHeader must be a string or null");
-    const session = await this.#sessions.resolveCookieHeader(cookieHeader);
+    const session = await this.#sessions.resolveCookieHeader(
+      cookieHeader,
+      {},
+      { deviceSkipped: deviceSkippedOf(options) },
+    );
     if (!session) return null;
     const { record } = session;
     return {
@@ -226,4 +240,14 @@ function checkedActor(actor: RevocationActor | undefined, fallback: RevocationAc
     throw new TypeError("actor.label must be 1-64 letters, digits, _ . @ or -");
   }
   return actor.label === undefined ? { kind: actor.kind } : { kind: actor.kind, label: actor.label };
+}
+
+/** `options.deviceSkipped` checked: absent or null is null, anything but a string is a `TypeError`. */
+function deviceSkippedOf(options: ResolveOptions | undefined): string | null {
+  if (options === undefined || options === null) return null;
+  if (typeof options !== "object") throw new TypeError("options must be an object");
+  const skipped = options.deviceSkipped;
+  if (skipped === undefined || skipped === null) return null;
+  if (typeof skipped !== "string") throw new TypeError("options.deviceSkipped must be a string or null");
+  return skipped;
 }

@@ -9,7 +9,7 @@ import { HmacSigner } from "../crypto";
 import { type ResolvedSessionConfig, resolveSessionConfig, type SessionManagerOptions } from "./config";
 import { type BindingSession, DeviceBinding } from "./device-binding";
 import { KVSessionStore } from "./kv-session-store";
-import { SessionLifecycle } from "./lifecycle";
+import { requestMeta, SessionLifecycle } from "./lifecycle";
 import { OrganizationControls } from "./organization-controls";
 import { ProviderAccess, type ResolveCookie } from "./provider-access";
 import { SecurityRecord } from "./security-record";
@@ -61,6 +61,7 @@ export function sessionDoors(
         requirement: record.bindingRequired ?? null,
       };
     },
+    meta: (request) => requestMeta(request, config.location),
   });
   const parts = { config, store, signer, directory, objects, organizations, record, binding, hooks };
   const lifecycle: SessionLifecycle = new SessionLifecycle(parts);

@@ -6,6 +6,7 @@
  * also needs its fresh bound cookie (`device-binding.ts`). Resolving never throws on any cookie;
  * only a failing store surfaces, as a 503 `AuthError` (fail closed). Never logs a session id.
  */
+import type { ResolveOptions } from "../../../client-sdk/protocol/auth-service";
 import type { SessionMirror } from "../../../client-sdk/protocol/lifecycle";
 import type { RevocationActor } from "../../../client-sdk/protocol/security-record";
 import type { RevocationResult, SessionInfo } from "../../../durable-objects/user-sessions";
@@ -60,8 +61,8 @@ export interface LifecycleParts {
   hooks: SessionHooks;
 }
 
-/** How a resolve treats a session its role requires to bind (device binding). */
-export interface ResolveOptions {
+/** How a resolve treats device binding: the public options (`deviceSkipped`) and the pending-binding door. */
+export interface LifecycleResolveOptions extends ResolveOptions {
   /**
    * True for the two places a session that must bind but has not yet may be used: the registration
    * route (it is how it binds) and the page that says why. Everywhere else such a session is absent.
@@ -84,11 +85,15 @@ export class SessionLifecycle {
     this.#hooks = new HookRunner(parts.hooks, parts.config.hookTimeoutMs);
   }
 
-  /** The session of a Cookie header; a revoked one's use is told to its timeline, one an organization ended is refused. */
+  /**
+   * The session of a Cookie header; a revoked one's use is told to its timeline, one an organization
+   * ended is refused. `options.deviceSkipped` is the request's `Secure-Session-Skipped`, if any: it
+   * changes only what a bound session without its fresh proof is recorded as, never the answer.
+   */
   async resolve(
     cookieHeader: string | null | undefined,
     seen: SessionMeta = {},
-    options: ResolveOptions = {},
+    options: LifecycleResolveOptions = {},
   ): Promise<ResolvedSession | null> {
     const { config, store, organizations } = this.#parts;
     const sessionId = await sessionIdOf(this.#parts.signer, config.cookieName, cookieHeader);
@@ -214,7 +219,7 @@ export class SessionLifecycle {
     record: SessionRecord,
     cookieHeader: string | null | undefined,
     seen: SessionMeta,
-    options: ResolveOptions,
+    options: LifecycleResolveOptions,
   ): Promise<boolean> {
     const { config, objects, binding } = this.#parts;
     const strict = config.revocation === "strict";
@@ -226,7 +231,8 @@ export class SessionLifecycle {
       if (state.bound && !bound) record.bound = true;
       bound = state.bound;
     }
-    if (bound) return binding.isFresh(cookieHeader, { sessionId: record.id, userId: record.userId }, seen);
+    const session = { sessionId: record.id, userId: record.userId };
+    if (bound) return binding.isFresh(cookieHeader, session, seen, options.deviceSkipped ?? null);
     return record.bindingRequired === undefined || options.pendingBinding === true;
   }
 

@@ -3,9 +3,11 @@
  * Security record, the worker's door (contract: `client-sdk/protocol/security-record.ts`): a user's
  * timeline, devices, revocation receipts and security-event deliveries, read from their session
  * object (an organization's receipts from its own), and what the worker tells a timeline: a revoked
- * cookie used again, a bound session without its device proof, a rate-limit lockout. Reports are throttled per isolate (`report-throttle.ts`),
+ * cookie used again, a bound session without its device proof (or with its browser's word why), a
+ * refused device refresh, a rate-limit lockout. Reports are throttled per isolate (`report-throttle.ts`),
  * never fail a request, and never slide or otherwise touch a session.
  */
+import type { DeviceRefreshFailure } from "../../../client-sdk/protocol/device-binding";
 import type {
   KnownDevice,
   RevocationReceipt,
@@ -14,7 +16,7 @@ import type {
   TimelinePage,
 } from "../../../client-sdk/protocol/security-record";
 import { organizationReceiptOwner } from "../../../durable-objects/organization-sessions";
-import { receiptOwner } from "../../../durable-objects/user-sessions";
+import { receiptOwner, type SkippedDetail } from "../../../durable-objects/user-sessions";
 import type { HmacSigner } from "../crypto";
 import type { ResolvedSessionConfig } from "./config";
 import type { KVSessionStore } from "./kv-session-store";
@@ -119,6 +121,32 @@ export class SecurityRecord {
   async reportDeviceProofMissing(userId: string, sessionId: string, seen: SessionMeta): Promise<void> {
     if (!this.#objects || !this.#reports.admit(`device:${sessionId}`, this.#config.clock())) return;
     await this.#objects.recordRefused(userId, sessionId, whereFrom(seen), "device_proof_missing");
+  }
+
+  /**
+   * Like `reportDeviceProofMissing`, when the request's `Secure-Session-Skipped` named this session:
+   * its browser says why it had no fresh proof. Throttled apart from a missing proof, so a browser's
+   * word (which anyone can send) never keeps a copied cookie's use off the timeline longer.
+   */
+  async reportDeviceRefreshSkipped(
+    userId: string,
+    sessionId: string,
+    seen: SessionMeta,
+    skipped: SkippedDetail,
+  ): Promise<void> {
+    if (!this.#objects || !this.#reports.admit(`skipped:${sessionId}`, this.#config.clock())) return;
+    await this.#objects.recordRefused(userId, sessionId, whereFrom(seen), "device_refresh_skipped", skipped);
+  }
+
+  /** Tells the owner's timeline a refresh proof of their bound session was refused, throttled per session like the others. */
+  async reportDeviceRefreshFailed(
+    userId: string,
+    sessionId: string,
+    seen: SessionMeta,
+    reason: DeviceRefreshFailure,
+  ): Promise<void> {
+    if (!this.#objects || !this.#reports.admit(`refreshfail:${sessionId}`, this.#config.clock())) return;
+    await this.#objects.recordDeviceRefreshFailed(userId, sessionId, whereFrom(seen), reason);
   }
 
   #required(): SessionObjects {

@@ -6,6 +6,8 @@
  * `provider-access.ts`, `device-binding.ts`; wired in `doors.ts`) that holds no logic: a change goes to its feature's door.
  * `resolveUser` never throws on any cookie; only a failing store surfaces, as a 503 `AuthError`.
  */
+import type { ResolveOptions } from "../../../client-sdk/protocol/auth-service";
+import { DBSC_HEADERS } from "../../../client-sdk/protocol/device-binding";
 import type { SessionPolicy } from "../../../client-sdk/protocol/policy";
 import type {
   RevocationActor as Actor,
@@ -61,7 +63,9 @@ export class SessionManager {
 
   /** Like `resolveUser`, with the public session id and stored record. */
   resolveSession(request: Request, seen?: SessionMeta): Promise<ResolvedSession | null> {
-    return this.resolveCookieHeader(request.headers.get("Cookie"), seen ?? this.requestMeta(request));
+    return this.resolveCookieHeader(request.headers.get("Cookie"), seen ?? this.requestMeta(request), {
+      deviceSkipped: request.headers.get(DBSC_HEADERS.skipped),
+    });
   }
 
   /** What a request shows of its sender: the edge-set address, the User-Agent, and its location. */
@@ -69,12 +73,17 @@ export class SessionManager {
     return requestMeta(request, this.config.location);
   }
 
-  /** `resolveSession` for a raw Cookie header (the RPC); a revoked cookie's use is told to its timeline (with `seen`). */
+  /**
+   * `resolveSession` for a raw Cookie header (the RPC); a revoked cookie's use is told to its
+   * timeline (with `seen`). `options.deviceSkipped` is the request's `Secure-Session-Skipped`: it only
+   * words the timeline entry of a bound session refused for lack of its device proof.
+   */
   async resolveCookieHeader(
     cookieHeader: string | null | undefined,
     seen: SessionMeta = {},
+    options: ResolveOptions = {},
   ): Promise<ResolvedSession | null> {
-    return this.#doors.lifecycle.resolve(cookieHeader, seen);
+    return this.#doors.lifecycle.resolve(cookieHeader, seen, { deviceSkipped: options.deviceSkipped ?? null });
   }
 
   /** The verified public session id carried by a Cookie header, or null. */

@@ -11,6 +11,7 @@ import type {
   ChallengePurpose,
   DbscAlgorithm,
   DbscPublicJwk,
+  DeviceRefreshFailure,
 } from "../../../client-sdk/protocol/device-binding";
 import type { RegisterResult } from "../../../client-sdk/protocol/lifecycle";
 import type {
@@ -28,6 +29,7 @@ import type {
   RevocationResult,
   SessionInfo,
   SessionMirror,
+  SkippedDetail,
   UserSessions,
 } from "../../../durable-objects/user-sessions";
 import { storeCall } from "./store-call";
@@ -146,14 +148,31 @@ export class SessionObjects {
     return storeCall(() => this.#stub(userId).bindingState(sessionId, this.#clock()));
   }
 
-  /** Tells the user's timeline that a revoked session's cookie came back; failures are logged, never thrown. */
+  /** Tells the user's timeline that a revoked session's cookie came back (or a bound one without its proof); failures are logged, never thrown. */
   recordRefused(
     userId: string,
     sessionId: string,
     seen: { ip?: string; device?: string; location?: SessionLocation },
     reason: RefusalReason = "revoked",
+    skipped?: SkippedDetail,
   ): Promise<void> {
-    return this.#tellTimeline(userId, "a refused session", (stub) => stub.recordRefused(sessionId, seen, reason));
+    return this.#tellTimeline(userId, "a refused session", (stub) =>
+      skipped === undefined
+        ? stub.recordRefused(sessionId, seen, reason)
+        : stub.recordRefused(sessionId, seen, reason, skipped),
+    );
+  }
+
+  /** Tells the user's timeline a bound session's refresh proof was refused; failures are logged, never thrown. */
+  recordDeviceRefreshFailed(
+    userId: string,
+    sessionId: string,
+    seen: { ip?: string; device?: string; location?: SessionLocation },
+    reason: DeviceRefreshFailure,
+  ): Promise<void> {
+    return this.#tellTimeline(userId, "a refused device refresh", (stub) =>
+      stub.recordDeviceRefreshFailed(sessionId, seen, reason),
+    );
   }
 
   /** Tells the user's timeline a request of theirs was locked out; failures are logged, never thrown. */

@@ -19,7 +19,8 @@ import { type SessionObjects, USER_SESSIONS_UNBOUND } from "../session-objects";
 import { bound, storeCall } from "../store-call";
 import { sessionIdOf } from "../token";
 import { challengeHeader, readSessionId, readSessionResponse, registrationHeader } from "./headers";
-import { verifyProof } from "./proof";
+import { type ProofRefusal, verifyProof } from "./proof";
+import { refreshFailureOf, skippedFor } from "./reports";
 import { type BindingScope, bindingScope } from "./scope";
 import { type BoundCookieSpec, boundCookieAttributes, buildSessionConfig, endSessionConfig } from "./session-config";
 import { BOUND_COOKIE_TTL_MS, BoundCookie } from "./tokens";
@@ -60,6 +61,8 @@ export interface DeviceBindingParts {
    * cookie); with `pendingBinding`, also one whose role must bind and has not yet.
    */
   resolve(cookieHeader: string | null, pendingBinding: boolean): Promise<BindingSession | null>;
+  /** What a request shows of its sender, for the timeline (`requestMeta`). */
+  meta(request: Request): SessionMeta;
 }
 
 const NO_STORE = { "Cache-Control": "no-store" } as const;
@@ -136,7 +139,9 @@ export class DeviceBinding {
    * this session's own session cookie, so a stranger who knows the public id cannot evict the
    * owner's challenges (403 without one); with a proof, a new bound cookie. A session
    * that is unknown, revoked, expired or unbound ends (`continue: false`) with a 200: any other 4xx
-   * would also end it in Chrome, but this says so on purpose.
+   * would also end it in Chrome, but this says so on purpose. A proof that was sent with the
+   * session's cookie and refused goes on the timeline (`session.device_refresh_failed`, throttled);
+   * no proof at all is Chrome's first request of every refresh, and is not recorded.
    */
   async refresh(request: Request): Promise<Response> {
     const id = readSessionId(request.headers.get(DBSC_HEADERS.sessionId));
@@ -146,6 +151,11 @@ export class DeviceBinding {
     const userId = record?.userId ?? null;
     const key = userId === null ? null : await this.#objects().boundKey(userId, sessionId);
     if (userId === null || !key) return Response.json(endSessionConfig(sessionId), { headers: NO_STORE });
+    // The session's own browser sends its session cookie with the refresh. Anyone else who knows the
+    // public id gets no challenge (it would evict the owner's live ones) and writes no timeline entry.
+    const own =
+      (await sessionIdOf(this.#parts.signer, this.#parts.config.cookieName, request.headers.get("Cookie"))) ===
+      sessionId;
     const token = readSessionResponse(request.headers.get(DBSC_HEADERS.response));
     if (token.ok) {
       const proof = await verifyProof(token.value, {
@@ -157,15 +167,11 @@ export class DeviceBinding {
         if (!record?.bound) await this.#flagBound(sessionId);
         return this.#instructions(sessionId);
       }
+      if (own) await this.#refreshFailed(request, userId, sessionId, proof.reason);
+    } else if (token.reason === "malformed" && own) {
+      await this.#refreshFailed(request, userId, sessionId, "malformed");
     }
-    // A new challenge only for the session's own browser (its session cookie comes with the refresh):
-    // anyone else who knows the public id could otherwise evict the owner's live challenges.
-    const cookieSession = await sessionIdOf(
-      this.#parts.signer,
-      this.#parts.config.cookieName,
-      request.headers.get("Cookie"),
-    );
-    if (cookieSession !== sessionId) return jsonError(403, "forbidden", "No device proof", NO_STORE);
+    if (!own) return jsonError(403, "forbidden", "No device proof", NO_STORE);
     const issued = await this.#objects().bindingChallenge(userId, sessionId, "refresh");
     if (!issued) return Response.json(endSessionConfig(sessionId), { headers: NO_STORE });
     return new Response(null, {
@@ -177,14 +183,30 @@ export class DeviceBinding {
   /**
    * Resolve's check of a session the object says is bound: the request must carry a bound cookie
    * that verifies, has not expired and names this session. A miss is told to the user's timeline
-   * (`session.refused`, reason `device_proof_missing`, throttled) and the session counts as absent.
+   * (`session.refused`, throttled) and the session counts as absent: with reason
+   * `device_refresh_skipped` when the request's `Secure-Session-Skipped` (`skippedHeader`) names this
+   * session (its browser says why it has no fresh proof), else `device_proof_missing` (a copied cookie?).
    */
-  async isFresh(cookieHeader: string | null | undefined, session: BindingSession, seen: SessionMeta): Promise<boolean> {
+  async isFresh(
+    cookieHeader: string | null | undefined,
+    session: BindingSession,
+    seen: SessionMeta,
+    skippedHeader: string | null = null,
+  ): Promise<boolean> {
     const value = parseCookie(cookieHeader ?? "")[this.#spec.name];
     const checked = await this.#cookie.verify(value);
     if (checked.ok && checked.sessionId === session.sessionId) return true;
-    await this.#parts.record.reportDeviceProofMissing(session.userId, session.sessionId, seen);
+    const { record } = this.#parts;
+    const skipped = skippedFor(skippedHeader, session.sessionId);
+    if (skipped === null) await record.reportDeviceProofMissing(session.userId, session.sessionId, seen);
+    else await record.reportDeviceRefreshSkipped(session.userId, session.sessionId, seen, skipped);
     return false;
+  }
+
+  /** Tells the timeline a refresh proof of this session was refused (throttled; never fails the request). */
+  #refreshFailed(request: Request, userId: string, sessionId: string, refusal: ProofRefusal): Promise<void> {
+    const seen = this.#parts.meta(request);
+    return this.#parts.record.reportDeviceRefreshFailed(userId, sessionId, seen, refreshFailureOf(refusal));
   }
 
   /** The KV record of a live (unexpired, unrevoked) session, or null. */
