@@ -105,6 +105,33 @@ describe("device binding on (opportunistic), through the auth routes", () => {
     expect(refused.map((e) => e.detail.reason)).toContain("device_proof_missing");
   });
 
+  it("a full copy (session and bound cookie) works only until the bound cookie's lifetime ends; then it is refused and on the timeline", async () => {
+    const userId = freshUser();
+    const ctx = app(userId);
+    const { jar, callback, sessionId } = await signIn(ctx, userId);
+    const device = await DbscClient.create("ES256");
+    take(await register(ctx, jar, device, challengeOf(callback.headers.get("Secure-Session-Registration"))), jar);
+    const copy: Jar = { ...jar };
+    expect(await resolves(ctx, copy)).toBe(true);
+    ctx.clock.now += 10 * 60 * 1000 - 1;
+    expect(await resolves(ctx, copy)).toBe(true);
+    ctx.clock.now += 1;
+    expect(await resolves(ctx, copy)).toBe(false);
+    // The thief cannot refresh without the key: 403, no cookie; the owner can.
+    const asked = await refresh(ctx, sessionId, null, copy);
+    const forged = await refresh(
+      ctx,
+      sessionId,
+      await (await DbscClient.create("ES256")).refreshProof(challengeOf(asked.headers.get("Secure-Session-Challenge"))),
+      copy,
+    );
+    expect(forged.status).toBe(403);
+    expect(forged.headers.getSetCookie()).toEqual([]);
+    const { events } = await ctx.sessions.timeline(userId);
+    const refused = events.filter((e) => e.type === "session.refused" && e.sessionId === sessionId);
+    expect(refused.map((e) => e.detail.reason)).toContain("device_proof_missing");
+  });
+
   it("a session that never registered keeps working as before", async () => {
     const userId = freshUser();
     const ctx = app(userId);
