@@ -21,6 +21,7 @@ import { LAYERS, ROOT } from "./imports.ts";
 /** `*PREFIX` constants that are not storage keys, and why. */
 const NOT_STORAGE: Record<string, string> = {
   "gatehouse-ticket.": "a WebSocket subprotocol carrying a live ticket, never stored",
+  "gh:s:": "a WebSocket tag naming the session a connection was accepted under (app connections), never a storage key",
 };
 
 /** Key prefixes built inside helper functions (rules 1–3 do not see them). */
