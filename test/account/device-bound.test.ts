@@ -101,15 +101,15 @@ describe("timeline wording of device binding", () => {
     expect(renderEvent(revoked, "csrf")).not.toContain('class="alert"');
   });
 
-  it("a skipped refresh reads as the browser's own trouble with its reason, not highlighted", () => {
+  it("a skipped refresh gives the request's reason, highlighted: anyone holding the cookie can claim it", () => {
     const skipped = event({
       type: "session.refused",
       detail: { reason: "device_refresh_skipped", skipped: "unreachable" },
     });
     expect(describeEvent(skipped)).toBe(
-      "This browser could not refresh its device proof (unreachable), so a request was not signed in; it will try again",
+      "A device-bound session was used without a fresh device proof and refused; the request said its browser could not refresh it (unreachable). If this place is not yours, it may be a copied cookie",
     );
-    expect(renderEvent(skipped, "csrf")).not.toContain('class="alert"');
+    expect(renderEvent(skipped, "csrf")).toContain('<strong class="alert">');
     const words = (skipped: string) =>
       describeEvent(event({ type: "session.refused", detail: { reason: "device_refresh_skipped", skipped } }));
     expect(words("server_error")).toContain("(server error)");

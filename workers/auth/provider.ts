@@ -239,7 +239,8 @@ function registerDeviceBindingRoutes<E extends AuthEnv>(
   app: Application<E>,
   config: () => { returnOrigins: readonly string[] },
 ): void {
-  const limiter = routeLimiterFor(app, "dbsc");
+  // A refusal answers 503, never 429: Chrome deletes the DBSC session on any 4xx of its refresh.
+  const limiter = routeLimiterFor(app, "dbsc", { transient: true });
   if (limiter) app.hono.use("/auth/dbsc/*", limiter);
   const sessions = () => app.container.resolve(SessionManager);
   app.hono.post(DBSC_PATHS.register, (ctx) => sessions().registerDevice(ctx.req.raw));

@@ -74,7 +74,9 @@ export function describeEvent(event: SecurityEvent): string {
         return "A device-bound session was used without its device's key and refused (a copied cookie?)";
       }
       if (reason === "device_refresh_skipped") {
-        return `This browser could not refresh its device proof (${skippedReason(detail(event, "skipped"))}), so a request was not signed in; it will try again`;
+        // The reason is the request's own word (`Secure-Session-Skipped`), which a copied cookie's
+        // holder can send too (the session id is public): never worded as surely this browser.
+        return `A device-bound session was used without a fresh device proof and refused; the request said its browser could not refresh it (${skippedReason(detail(event, "skipped"))}). If this place is not yours, it may be a copied cookie`;
       }
       return "A signed-out session was used again and refused";
     }
@@ -113,12 +115,14 @@ function refreshFailure(reason: string | number | boolean | null): string {
 }
 
 /**
- * A bound session's cookie presented without its device's proof and without its browser's word
- * why (likely a copied cookie), or a refresh proof signed by another key: highlighted.
+ * A bound session's cookie presented without its device's proof (likely a copied cookie), with or
+ * without a `Secure-Session-Skipped` saying why (anyone holding the cookie can send that header, so
+ * it must not lower the alarm), or a refresh proof signed by another key: highlighted.
  */
 function isCopiedCookie(event: SecurityEvent): boolean {
   if (event.type === "session.device_refresh_failed") return detail(event, "reason") === "bad_signature";
-  return event.type === "session.refused" && detail(event, "reason") === "device_proof_missing";
+  const reason = detail(event, "reason");
+  return event.type === "session.refused" && (reason === "device_proof_missing" || reason === "device_refresh_skipped");
 }
 
 /** One event as a list item; a new device carries the "this wasn't me" form, a copied cookie is highlighted. */

@@ -58,13 +58,14 @@ export const AuthRateLimitsToken = new Token<AuthRateLimits>("AuthRateLimits");
 export function routeLimiterFor<E extends LimitsEnv>(
   app: Application<E>,
   family: AuthRouteFamily,
-  options: { reportLockouts?: boolean } = {},
+  options: { reportLockouts?: boolean; transient?: boolean } = {},
 ): MiddlewareHandler | null {
   const lockouts: LockoutReporter = (request, retryAfter) =>
     app.container.has(SessionManager)
       ? app.container.resolve(SessionManager).reportLockout(request, family, retryAfter)
       : Promise.resolve();
-  return routeLimiter(app.env, family, tableOf(app), options.reportLockouts === false ? undefined : lockouts);
+  const reporter = options.reportLockouts === false ? undefined : lockouts;
+  return routeLimiter(app.env, family, tableOf(app), reporter, options.transient === true);
 }
 
 /** The application's own limits table, when it registered one. */
@@ -108,9 +109,10 @@ export function routeLimiter(
   family: AuthRouteFamily,
   table: AuthRateLimits = {},
   lockouts?: LockoutReporter,
+  transient = false,
 ): MiddlewareHandler | null {
   const limiter = familyLimiter(env, family, table);
-  return limiter ? toHono(new HtmlRateLimitPage(limiter, lockouts)) : null;
+  return limiter ? toHono(new HtmlRateLimitPage(limiter, lockouts, transient)) : null;
 }
 
 /**
@@ -145,12 +147,15 @@ function familyLimiter(
 
 /**
  * Turns a limiter's 429 JSON into a page for browsers, keeping its status and headers, and
- * reports the lockout (best effort: a failed report never changes the answer).
+ * reports the lockout (best effort: a failed report never changes the answer). With `transient`
+ * (the DBSC routes, which the browser calls by itself) the refusal is a 503 instead: Chrome deletes a
+ * device-bound session on a 429 like on any 4xx, but keeps it on a 5xx and tries again later.
  */
 export class HtmlRateLimitPage implements Middleware {
   constructor(
     readonly limiter: Middleware,
     readonly lockouts?: LockoutReporter,
+    readonly transient = false,
   ) {}
 
   async handle(request: Request, next: Next): Promise<Response> {
@@ -165,6 +170,7 @@ export class HtmlRateLimitPage implements Middleware {
         console.warn("gatehouse: could not record a lockout", err instanceof Error ? err.name : "error");
       });
     }
+    if (this.transient) return transientRefusal(res);
     if (wantsJson(request)) return res;
     const page = errorPage(
       request,
@@ -180,4 +186,12 @@ export class HtmlRateLimitPage implements Middleware {
     }
     return page;
   }
+}
+
+/** A limiter's 429 as a 503 with the same JSON body and headers (`Retry-After` kept), never cached. */
+function transientRefusal(res: Response): Response {
+  const headers = new Headers(res.headers);
+  headers.delete("content-length");
+  headers.set("Cache-Control", "no-store");
+  return new Response(res.body, { status: 503, headers });
 }

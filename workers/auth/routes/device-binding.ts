@@ -6,8 +6,8 @@
  * session: a page that reloads itself every two seconds (the `Refresh` header of the HTML
  * standard) and carries a fresh `Secure-Session-Registration`, since the browser registers in the
  * background. After that: a 403 that says why — which role of which organization requires it, and
- * which browsers can — with "Try again" and "Sign out". Signed out: to the login. JSON clients get
- * a 403 `device_binding_required` at once. Nothing here reads a tenant or a role from the request.
+ * which browsers can — with "Try again" (while the sign-in's registration window is open) and
+ * "Sign out". Signed out: to the login. JSON clients get a 403 `device_binding_required` at once. Nothing here reads a tenant or a role from the request.
  */
 import { DBSC_HEADERS } from "../../../client-sdk/protocol/device-binding";
 import { safeReturnTo } from "../flow/return-to";
@@ -58,8 +58,10 @@ export async function handleDeviceBindingPage(
     {
       title: "This browser cannot bind a device key",
       headers,
+      // Past the registration window no challenge is offered (a copied cookie must not enrol a key):
+      // trying again cannot help, signing out and in again can.
       links: [
-        { label: "Try again", href: deviceBindingUrl(returnTo) },
+        ...(status.registration ? [{ label: "Try again", href: deviceBindingUrl(returnTo) }] : []),
         { label: "Sign out", href: "/auth/logout" },
       ],
     },

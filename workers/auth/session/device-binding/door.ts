@@ -28,6 +28,14 @@ import { BOUND_COOKIE_TTL_MS, BoundCookie } from "./tokens";
 /** The two routes the auth worker answers when device binding is on. */
 export const DBSC_PATHS = { register: "/auth/dbsc/register", refresh: "/auth/dbsc/refresh" } as const;
 
+/**
+ * How long after sign-in a session whose role must bind is still offered a registration challenge
+ * (the page `/auth/device-binding`). Past it the session cookie alone could otherwise enrol any key:
+ * a copy of a pending session's cookie (a browser that cannot bind keeps one for the session's whole
+ * life) would let its holder bind their own key and turn it into a fully admitted session.
+ */
+export const REGISTRATION_WINDOW_MS = 5 * 60 * 1000;
+
 /** A signed-in session as the door needs it. */
 export interface BindingSession {
   sessionId: string;
@@ -102,13 +110,16 @@ export class DeviceBinding {
   /**
    * Where the browser's session stands (the page `/auth/device-binding`): signed out, ready (it
    * resolves as usual: bound, or not required to bind), or pending a binding its role requires,
-   * with a fresh registration header so a browser that missed the sign-in's can still bind.
+   * with a fresh registration header so a browser that missed the sign-in's can still bind — only
+   * within `REGISTRATION_WINDOW_MS` of the sign-in: later, whoever holds the cookie is no longer
+   * presumed to be the browser that signed in, and the person signs in again to bind.
    */
   async status(cookieHeader: string | null): Promise<BindingStatus> {
     if (await this.#parts.resolve(cookieHeader, false)) return { state: "ready" };
     const session = this.enabled ? await this.#parts.resolve(cookieHeader, true) : null;
     if (!session?.requirement) return { state: "signed_out" };
-    const registration = await this.registrationHeader(session).catch(() => null);
+    const open = this.#parts.config.clock() - (session.createdAt ?? 0) < REGISTRATION_WINDOW_MS;
+    const registration = open ? await this.registrationHeader(session).catch(() => null) : null;
     return { state: "pending", requirement: session.requirement, createdAt: session.createdAt ?? 0, registration };
   }
 
