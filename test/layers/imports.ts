@@ -57,6 +57,7 @@ export const ROOMS: Record<Layer, readonly string[]> = {
     "auth-context",
     "security-events",
     "auth-service",
+    "app-connections",
     "index.ts",
     "entries",
   ],

@@ -20,6 +20,7 @@ export const ROOT = resolve(import.meta.dirname, "../..");
  */
 export const PROJECTS: Readonly<Record<string, readonly string[]>> = {
   "test/account": ["test/account/wrangler.toml"],
+  "test/app-connections": ["test/app-connections/wrangler.toml"],
   "test/auth": ["test/auth/wrangler.toml"],
   "test/bindings": ["test/bindings/wrangler.toml"],
   "test/consumer": [

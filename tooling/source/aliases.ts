@@ -19,6 +19,7 @@ export const SOURCE_ENTRIES: Readonly<Record<string, string>> = {
   "./versioned-kv": "client-sdk/entries/versioned-kv.ts",
   "./security-headers": "client-sdk/entries/security-headers.ts",
   "./client": "client-sdk/entries/client.ts",
+  "./connections": "client-sdk/entries/connections.ts",
   "./auth": "workers/auth/index.ts",
   "./worker": "workers/auth/factory/index.ts",
   "./durable-objects": "durable-objects/index.ts",
