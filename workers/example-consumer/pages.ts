@@ -5,6 +5,7 @@
  */
 import type { AppUser, OrganizationMembership } from "gatehouse-workers/client";
 import { escapeHtml, type PageHeader, renderPage } from "gatehouse-workers/html";
+import { LIVE_COUNTER_IDS as IDS } from "./live-script";
 
 /**
  * The header: where to go and, signed in, who with the sign-out button. Sign-out is a POST to this
@@ -17,6 +18,7 @@ export function consumerHeader(user: AppUser | null, current?: string, login?: s
     links: [
       { label: "Home", href: "/" },
       { label: "Dashboard", href: "/dashboard" },
+      { label: "Live counter", href: "/live" },
       { label: "Settings", href: "/settings" },
     ],
     ...(current ? { current } : {}),
@@ -85,5 +87,26 @@ export function settingsPage(user: AppUser): Response {
     `<h1>Settings</h1><p>${escapeHtml(displayName(user))} signed in recently enough to change settings here.</p>`,
     200,
     consumerHeader(user, "/settings"),
+  );
+}
+
+/**
+ * The live counter (live-counter.ts): one count every signed-in person shares, over a WebSocket that
+ * closes when this session is revoked. Its script is `/live/app.js` (same origin, no inline script).
+ */
+export function livePage(user: AppUser): Response {
+  return page(
+    "Live counter",
+    `<h1>Live counter</h1>
+<p>One count shared by everyone signed in here, over a WebSocket of this app. Signing this session out
+anywhere closes it at once.</p>
+<section id="${IDS.root}" data-state="connecting" aria-live="polite">
+<p class="count">Count: <strong id="${IDS.count}">…</strong></p>
+<p><button type="button" id="${IDS.button}" disabled>+1</button></p>
+<p class="muted" id="${IDS.status}">Connecting…</p>
+</section>
+<script src="/live/app.js" defer></script>`,
+    200,
+    consumerHeader(user, "/live"),
   );
 }

@@ -3,7 +3,8 @@
  * The example consumer's routes, as a `ServiceProvider`: a public home page,
  * the signed-in dashboard (`/dashboard`, `/org/<slug>/dashboard`), an
  * admin-only page (`/org/<slug>/admin`, `RoleMiddleware("admin")`), JSON
- * `/api/me`, the metered `/api/quota` (quota.ts) and `POST /logout`
+ * `/api/me`, the metered `/api/quota` (quota.ts), the live counter (`/live`,
+ * its script and socket: live-counter.ts) and `POST /logout`
  * (`ServiceLogoutHandler`: same-origin only, revoked over RPC). Every guarded route
  * resolves its user through the auth worker's `AuthService` binding; this
  * worker never sees the session secret or store. Its 403, 404, 429 and 5xx
@@ -36,7 +37,9 @@ import {
   unavailablePage,
   withErrorPages,
 } from "./error-pages";
-import { adminPage, dashboardPage, homePage, settingsPage } from "./pages";
+import { LIVE_COUNTER_NAME } from "./live-counter";
+import { LIVE_COUNTER_SCRIPT } from "./live-script";
+import { adminPage, dashboardPage, homePage, livePage, settingsPage } from "./pages";
 import { registerQuotaRoute } from "./quota";
 
 export class ExampleConsumerProvider extends ServiceProvider<ConsumerEnv> {
@@ -95,6 +98,13 @@ export class ExampleConsumerProvider extends ServiceProvider<ConsumerEnv> {
     app.hono.use("/settings", toHono(new NoImpersonationMiddleware()));
     app.hono.use("/settings", toHono(new RecentAuthMiddleware(300, { loginUrl: app.env.AUTH_LOGIN_URL })));
     app.hono.get("/settings", (ctx) => settingsPage(currentUser(ctx.req.raw)!));
+    // The live counter: a guarded page (with the session's live channel, so a revocation also takes
+    // the tab to the signed-out page), its same-origin script, and its socket, which the counter's
+    // Durable Object accepts only with a session (SessionSockets resolves it: 401 without).
+    app.hono.use("/live", toHono(pages));
+    app.hono.get("/live", (ctx) => livePage(currentUser(ctx.req.raw)!));
+    app.hono.get("/live/app.js", () => liveScript());
+    app.hono.get("/live/socket", (ctx) => liveSocket(ctx.req.raw, app.env));
     // Where a tab fetches a fresh live ticket (the page guard answers it).
     app.hono.use(DEFAULT_TICKET_PATH, toHono(pages));
     app.hono.use("/org/*", toHono(pages));
@@ -166,6 +176,20 @@ function currentMembership(user: AppUser, slug: string | null): OrganizationMemb
 /** The path's slug is one `OrgResolver` accepted (so RoleMiddleware judged this organization, not the session's). */
 function orgMatches(request: Request, slug: string): boolean {
   return currentOrganizationSlug(request) === slug;
+}
+
+/** `/live/app.js`: the page's script (live-script.ts), revalidated on each load. */
+function liveScript(): Response {
+  return new Response(LIVE_COUNTER_SCRIPT, {
+    headers: { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache" },
+  });
+}
+
+/** `/live/socket`: to the one counter object; 503 when this deployment does not bind it. */
+function liveSocket(request: Request, env: ConsumerEnv): Response | Promise<Response> {
+  const counter = env.LIVE_COUNTER;
+  if (!counter) return unavailablePage(request, 503, "service_unavailable", { api: true });
+  return counter.getByName(LIVE_COUNTER_NAME).fetch(request);
 }
 
 function unknownOrganization(request: Request): Response {
