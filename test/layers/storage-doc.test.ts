@@ -21,6 +21,7 @@ import { LAYERS, ROOT } from "./imports.ts";
 /** `*PREFIX` constants that are not storage keys, and why. */
 const NOT_STORAGE: Record<string, string> = {
   "gatehouse-ticket.": "a WebSocket subprotocol carrying a live ticket, never stored",
+  "gh:s:": "a WebSocket tag an app's holder gives the connections of a session (SESSION_TAG_PREFIX), never stored",
 };
 
 /** Key prefixes built inside helper functions (rules 1–3 do not see them). */
