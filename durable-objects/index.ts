@@ -9,6 +9,8 @@
 export { OrganizationSessions } from "./organization-sessions";
 export { RateLimiterDO } from "./rate-limiter";
 export {
+  type AppConnection,
+  type AppConnections,
   type Membership,
   type MembershipEventType,
   type ObjectStats,

@@ -58,6 +58,12 @@ export interface SecurityEvent {
   actor: RevocationActor | null;
   /** Event-specific facts: the organization and role of a membership change, a receipt id, a limit. */
   detail: Readonly<Record<string, string | number | boolean | null>>;
+  /**
+   * Every session the event is about, when it ended or refused sessions (`session.revoked`,
+   * `session.signed_out`, `session.refused`): all of a revocation's ids, however many. Absent on
+   * other events and on events recorded before this field existed.
+   */
+  sessionIds?: string[];
 }
 
 /** One page of a timeline, newest first; `nextCursor` fetches the older ones (null: no more). */
@@ -76,8 +82,11 @@ export interface KnownDevice {
   sessions: number;
 }
 
-/** Where a user's security events are delivered: the host's Queue or its signed webhook. */
-export type SecurityEventDestination = "queue" | "webhook";
+/**
+ * Where a user's security events are delivered: the host's Queue, its signed webhook, or a named
+ * app's revocation receiver (`app:<name>`, the `apps` option: only the notices of ended sessions).
+ */
+export type SecurityEventDestination = "queue" | "webhook" | `app:${string}`;
 
 /** How one delivery attempt went: `dropped` is a failure after the last retry. */
 export type DeliveryOutcome = "delivered" | "failed" | "dropped";

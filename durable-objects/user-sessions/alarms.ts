@@ -78,7 +78,7 @@ export interface AlarmFeatures {
 
 /**
  * One alarm invocation. First no socket outlives its session (`sockets`: every one the runtime
- * holds for the object); then a revocation's KV marks, and while those are unfinished nothing else
+ * holds for the object), and the apps hear of ended sessions; then a revocation's KV marks, and while those are unfinished nothing else
  * (the alarm re-arms at once, without an idle gap); then the rewrites within the KV budget the
  * marks left, the expired rows, and the record's housekeeping.
  */
@@ -88,6 +88,8 @@ export async function runAlarm(
   { object, lifecycle, organizations, record }: AlarmFeatures,
 ): Promise<void> {
   closeEnded(sockets, object.joined(), (sessionId) => object.own.isActive(sessionId, now));
+  // The apps' notices before any KV work: KV trouble never holds a revocation notice back.
+  await record.deliverApps(now);
   const deletes = lifecycle.pendingKvDeletes();
   if ((await lifecycle.drain()) > 0) {
     object.scheduleAlarm();

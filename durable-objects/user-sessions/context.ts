@@ -52,6 +52,8 @@ export interface SessionObject {
    * caller's rows. `continuation`: before a job's inline run, so a crash mid-run resumes it.
    */
   scheduleAlarm(continuation?: boolean): void;
+  /** Keeps the object alive until `work` settles (`ctx.waitUntil`): the immediate delivery to apps. */
+  waitUntil(work: Promise<unknown>): void;
 }
 
 /** The user an object was addressed by (`idFromName(userId)`). */

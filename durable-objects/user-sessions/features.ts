@@ -10,6 +10,7 @@
 import type { Connection } from "partyserver";
 import { objectNow } from "../clock";
 import { scheduleAlarm } from "./alarms";
+import { type AppConnections, checkApps } from "./app-connections";
 import {
   batchSetting,
   type OwnMethods,
@@ -41,6 +42,8 @@ export interface FeatureSettings {
   securityEventsQueue: string;
   retentionMs: number;
   refreshTokens: TokenRefresher | null;
+  /** The apps told of ended sessions (app-connections/), checked when set. */
+  apps: AppConnections;
 }
 
 export function buildFeatures(
@@ -65,8 +68,10 @@ export function buildFeatures(
         drainFailed: lifecycle.drainFailed,
         continuation,
       }),
+    waitUntil: (work) => ctx.waitUntil(work),
   };
-  const record = new SecurityRecord(object, destinationsOf(env, settings.securityEventsQueue));
+  const apps = checkApps(settings.apps, "UserSessions.apps");
+  const record = new SecurityRecord(object, destinationsOf(env, settings.securityEventsQueue, apps));
   const lifecycle = new Lifecycle(object, {
     record,
     batch: batchSetting(env.GATEHOUSE_REVOCATION_BATCH, DEFAULT_REVOCATION_BATCH),

@@ -30,6 +30,7 @@ import type {
 } from "../../client-sdk/protocol/security-record";
 import { objectNow } from "../clock";
 import { runAlarm } from "./alarms";
+import type { AppConnections } from "./app-connections";
 import type { ServerEnv } from "./context";
 import type { BindOutcome } from "./device-binding";
 import { buildFeatures, type Features, type ObjectStats, objectStats } from "./features";
@@ -47,6 +48,7 @@ import {
 import { DEFAULT_RETENTION_MS, REFUSAL_REASONS, type RefusalReason, type SkippedDetail } from "./security-record";
 
 export { CONTINUATION_GUARD_MS } from "./alarms";
+export { APP_NAME, type AppConnection, type AppConnections, checkApps } from "./app-connections";
 export type { UserSessionsEnv } from "./context";
 export type { BindOutcome } from "./device-binding";
 export type { ObjectStats } from "./features";
@@ -85,6 +87,11 @@ export class UserSessions extends Server<ServerEnv> {
   static retentionMs = DEFAULT_RETENTION_MS;
   /** Renews the identity provider's tokens (`createAuthWorker` sets it from the identity client); null: cannot. */
   static refreshTokens: TokenRefresher | null = null;
+  /**
+   * The apps told when sessions end (`createAuthWorker({ apps })` sets it): by name, the service
+   * binding to each app's `GatehouseRevocations` entrypoint. Default none. Checked when an object starts.
+   */
+  static apps: AppConnections = {};
 
   /** The features this class composes (features.ts): never reachable over RPC. */
   readonly #features: Features;

@@ -139,6 +139,8 @@ const ADDED_COLUMNS: readonly [table: string, column: string, type: string][] = 
   ["sessions", "impersonator", "TEXT"],
   // The session policy of the sign-in (JSON), so later moments apply the one that admitted it (policy.ts).
   ["sessions", "policy", "TEXT"],
+  // Every session a revocation or refusal event is about (JSON array), issue 31: what app notices carry.
+  ["timeline", "session_ids", "TEXT"],
 ];
 
 /** Creates the tables and adds the columns later versions introduced. */

@@ -185,3 +185,33 @@ describe("the SECURITY_EVENTS queue", () => {
     expect(messages.map((m) => m.id)).toHaveLength(new Set(messages.map((m) => m.id)).size);
   });
 });
+
+describe("the ended sessions' ids (issue 31)", () => {
+  it("every revocation and refusal names its sessions in sessionIds, in the webhook's and the queue's payloads alike", async () => {
+    const user = freshUser();
+    const sessions = manager();
+    const [a, b, keep] = [await signIn(sessions, user), await signIn(sessions, user), await signIn(sessions, user)];
+    await sessions.revokeOtherSessions(user, keep.sessionId);
+    await sessions.revokeSession(keep.sessionId);
+    expect(await stubOf(user).recordRefused(keep.sessionId, { ip: "192.0.2.9" }, "revoked")).toBe(true);
+    const events = await allEvents(user);
+    const ended = events.filter((e) => e.type === "session.revoked" || e.type === "session.refused");
+    expect(ended.map((e) => [e.type, [...(e.sessionIds ?? [])].sort()])).toEqual([
+      ["session.refused", [keep.sessionId]],
+      ["session.revoked", [keep.sessionId]],
+      ["session.revoked", [a.sessionId, b.sessionId].sort()],
+    ]);
+    // Other events keep their shape: no sessionIds field at all.
+    for (const e of events.filter((e) => !ended.includes(e))) expect(e).not.toHaveProperty("sessionIds");
+    // No app is configured in this worker: only the host's destinations.
+    expect(new Set((await outbox(user)).map((r) => r.destination))).toEqual(new Set(["queue", "webhook"]));
+
+    await runDurableObjectAlarm(stubOf(user));
+    const bodies = (await received(user)).map((d) => JSON.parse(d.body) as SecurityEvent);
+    const messages = await queued(user, events.length);
+    for (const event of ended) {
+      expect(bodies.find((b) => b.id === event.id)?.sessionIds).toEqual(event.sessionIds);
+      expect(messages.find((m) => m.id === event.id)?.sessionIds).toEqual(event.sessionIds);
+    }
+  });
+});

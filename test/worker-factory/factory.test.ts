@@ -182,6 +182,19 @@ describe("createAuthWorker with a team's own binding names", () => {
     expect(site("https://example.com")).toThrow(/createAuthWorker: deviceBindingSite needs cookie\.domain/);
     expect(site("https://example.com/", "example.com")).toThrow(/createAuthWorker: deviceBindingSite must be a bare/);
     expect(site("https://example.net", "app.example.com")).toThrow(/does not cover cookie\.domain/);
+    // Apps told of ended sessions: a name, a binding name of their own.
+    expect(() => createAuthWorker({ apps: { Chat: { binding: "APP_CHAT" } } })).toThrow(
+      /createAuthWorker: apps: "Chat" is not an app name/,
+    );
+    expect(() => createAuthWorker({ apps: { chat: { binding: "app chat" } } })).toThrow(
+      /createAuthWorker: apps\.chat\.binding must be a binding name/,
+    );
+    expect(() => createAuthWorker({ apps: { chat: { binding: "APP" }, docs: { binding: "APP" } } })).toThrow(
+      /createAuthWorker: apps: chat and docs both name the binding APP/,
+    );
+    expect(() => createAuthWorker({ apps: { chat: { binding: "SESSIONS" } } })).toThrow(
+      /createAuthWorker: apps\.chat\.binding SESSIONS is already the binding of another role/,
+    );
   });
 
   it("refuses a second auth worker in the same script (they would share the Durable Objects' options)", () => {

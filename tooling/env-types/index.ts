@@ -21,6 +21,7 @@ export const ROOT = resolve(import.meta.dirname, "../..");
 export const PROJECTS: Readonly<Record<string, readonly string[]>> = {
   "test/account": ["test/account/wrangler.toml"],
   "test/app-connections": ["test/app-connections/wrangler.toml"],
+  "test/app-notices": ["test/app-notices/wrangler.toml"],
   "test/auth": ["test/auth/wrangler.toml"],
   "test/bindings": ["test/bindings/wrangler.toml"],
   "test/consumer": [

@@ -2,9 +2,10 @@
  * @module
  * The security record of a `UserSessions` object: the user's timeline (`timeline.ts`), the devices
  * and places they sign in from (`devices.ts`), a receipt per revocation (`receipts.ts`) and the
- * deliveries of every event to the host's Queue or webhook (`outbox.ts`). Every event is stored once
- * per cause (its dedupe key), queued for delivery and sent to the user's own record-hearing tabs in
- * the same synchronous block. It records what the other features did; it never decides anything.
+ * deliveries of every event to the host's Queue or webhook, and of ended sessions to the named apps
+ * (`outbox.ts`). Every event is stored once per cause (its dedupe key), queued for delivery and sent
+ * to the user's own record-hearing tabs in the same synchronous block; an app's notice is also tried
+ * at once. It records what the other features did; it never decides anything.
  */
 import type { DeviceRefreshFailure, SkippedReason } from "../../../client-sdk/protocol/device-binding";
 import type {
@@ -17,12 +18,20 @@ import type {
   TimelinePage,
 } from "../../../client-sdk/protocol/security-record";
 import { objectNow } from "../../clock";
+import { type AppConnections, receiverOf } from "../app-connections";
 import type { SessionObject } from "../context";
 import { stateOf } from "../live";
 import { encodeMessage } from "../messages";
 import type { RevocationReason, SessionMirror } from "../schema";
 import { listDevices, noteDevice, pruneDevices } from "./devices";
-import { type Destinations, deliverDue, enqueueDeliveries, listDeliveries, nextDelivery } from "./outbox";
+import {
+  type Destinations,
+  deliverAppsOf,
+  deliverDue,
+  enqueueDeliveries,
+  listDeliveries,
+  nextDelivery,
+} from "./outbox";
 import { listReceipts, pruneReceipts, readReceipt, storeReceipt } from "./receipts";
 import { appendEvent, type NewEvent, pageTimeline, pruneTimeline } from "./timeline";
 
@@ -78,7 +87,11 @@ export class SecurityRecord {
     const { sql } = this.#object;
     const stored = appendEvent(sql, this.#object.userId(), event, this.#object.retentionMs);
     if (!stored) return null;
-    enqueueDeliveries(sql, stored.seq, this.#destinations, event.at);
+    if (enqueueDeliveries(sql, stored.seq, this.#destinations, event, objectNow())) {
+      // Apps hear at once (the output gate holds the call until this commit is durable); the rows
+      // are leased meanwhile, and the alarm retries whatever this attempt does not settle.
+      this.#object.waitUntil(this.#deliverAppsOf(stored.seq));
+    }
     const message = encodeMessage({ type: "timeline.appended", event: stored });
     // Only sockets this object admitted with the record (the user's own cookie, from our pages).
     for (const connection of this.#object.joined()) if (stateOf(connection)?.record === true) connection.send(message);
@@ -112,6 +125,7 @@ export class SecurityRecord {
     return this.attempt(reason === "revoked" ? `refused:${sessionId}` : `refused:${reason}:${sessionId}`, {
       type: "session.refused",
       sessionId,
+      sessionIds: [sessionId],
       ip: seen.ip,
       device: seen.device,
       location: seen.location,
@@ -218,6 +232,8 @@ export class SecurityRecord {
         type: signedOut ? "session.signed_out" : "session.revoked",
         at,
         sessionId: sessionIds.length === 1 ? sessionIds[0]! : null,
+        // Every id, however many (the receipt keeps them too): what webhooks, queues and apps get.
+        sessionIds: [...sessionIds],
         device: facts.single?.device ?? null,
         location: facts.single?.location ?? null,
         actor,
@@ -258,24 +274,46 @@ export class SecurityRecord {
     return nextDelivery(this.#object.sql);
   }
 
-  /** The alarm's share: prune what is past the retention, then send the deliveries that are due. */
+  /** The alarm's first share: the apps' notices that are due (before any KV work, which may fail). */
+  async deliverApps(now: number): Promise<void> {
+    await deliverDue(this.#object.sql, this.#object.userId(), this.#destinations, now, "apps");
+  }
+
+  /** The alarm's last share: prune what is past the retention, then send the host's deliveries that are due. */
   async housekeep(now: number): Promise<void> {
     const { sql, retentionMs } = this.#object;
     pruneTimeline(sql, now);
     pruneDevices(sql, now, retentionMs);
     pruneReceipts(sql, now);
-    await deliverDue(sql, this.#object.userId(), this.#destinations, now);
+    await deliverDue(sql, this.#object.userId(), this.#destinations, now, "host");
+  }
+
+  /** The immediate attempt of one event's app rows; the alarm then moves to what is left. */
+  async #deliverAppsOf(seq: number): Promise<void> {
+    try {
+      await deliverAppsOf(this.#object.sql, this.#object.userId(), this.#destinations, seq, objectNow());
+    } finally {
+      this.#object.scheduleAlarm();
+    }
   }
 }
 
-/** Where this object's security events go: the Queue if bound, the webhook if its URL and secret are set. */
-export function destinationsOf(env: Readonly<Record<string, unknown>>, queueBinding: string): Destinations {
+/**
+ * Where this object's security events go: the Queue if bound, the webhook if its URL and secret are
+ * set, and every named app (its receiver, or null while its binding is missing: then retried).
+ */
+export function destinationsOf(
+  env: Readonly<Record<string, unknown>>,
+  queueBinding: string,
+  apps: AppConnections = {},
+): Destinations {
   const queue = env[queueBinding];
   const url = env.SECURITY_EVENTS_WEBHOOK_URL;
   const secret = env.SECURITY_EVENTS_WEBHOOK_SECRET;
   return {
     queue: queue && typeof (queue as Queue).sendBatch === "function" ? (queue as Queue<never>) : null,
     webhook: typeof url === "string" && url && typeof secret === "string" && secret ? { url, secret } : null,
+    apps: Object.entries(apps).map(([name, { binding }]) => ({ name, binding, receiver: receiverOf(env, binding) })),
   };
 }
 

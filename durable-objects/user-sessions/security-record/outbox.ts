@@ -1,10 +1,13 @@
 /**
  * @module
- * Delivery of the user's security events to the host: a Queue (`SECURITY_EVENTS`) and/or a signed
- * webhook (`SECURITY_EVENTS_WEBHOOK_URL` + `_SECRET`). Every appended event gets one outbox row per
- * configured destination; the object's alarm sends what is due and retries failures with backoff,
- * then gives up (logged). The webhook's `Gatehouse-Event-Id` is the event's id, so a receiver can
- * drop a retried delivery it already has. It never logs a secret or an event's contents.
+ * Delivery of the user's security events: to the host's Queue (`SECURITY_EVENTS`) and/or a signed
+ * webhook (`SECURITY_EVENTS_WEBHOOK_URL` + `_SECRET`), and the notices of ended sessions to each
+ * named app (`app:<name>`, app-connections/). Every appended event gets one outbox row per
+ * configured destination that wants it; the object's alarm sends what is due and retries failures
+ * with backoff, then gives up (logged). An app's row is also tried at once, right after the commit,
+ * under a lease (`APP_LEASE_MS`) that keeps the alarm off it meanwhile. The webhook's
+ * `Gatehouse-Event-Id` is the event's id, so a receiver can drop a retried delivery it already has.
+ * It never logs a secret or an event's contents.
  */
 import { withDeadline } from "../../../client-sdk/core/deadline";
 import type {
@@ -18,7 +21,16 @@ import {
   SECURITY_EVENT_SIGNATURE_HEADER,
   signSecurityEvent,
 } from "../../../client-sdk/security-events";
-import { eventAt } from "./timeline";
+import {
+  APP_LEASE_MS,
+  type AppDelivery,
+  appDestination,
+  concernsApps,
+  noticesOf,
+  sendNotices,
+} from "../app-connections";
+import { receiptSessionIds } from "./receipts";
+import { eventAt, type NewEvent } from "./timeline";
 
 /** Waits after the 1st, 2nd, … failed attempt; past the last, the delivery is dropped. */
 export const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000];
@@ -29,15 +41,41 @@ const WEBHOOK_TIMEOUT_MS = 10_000;
 export interface Destinations {
   queue: Queue<SecurityEvent> | null;
   webhook: { url: string; secret: string } | null;
+  /** The named apps (`apps` option), each hearing only of ended sessions. */
+  apps: readonly AppDelivery[];
 }
 
 type Destination = SecurityEventDestination;
 
-/** Queues deliveries of the event with timeline number `seq` to every configured destination. */
-export function enqueueDeliveries(sql: SqlStorage, seq: number, destinations: Destinations, now: number): void {
-  for (const destination of configured(destinations)) {
-    sql.exec("INSERT OR IGNORE INTO outbox (seq, destination, next_at) VALUES (?, ?, ?)", seq, destination, now);
+/** Which deliveries a run sends: the apps' notices (first in the alarm, before KV work) or the host's. */
+export type DeliveryKind = "apps" | "host";
+
+/**
+ * Queues deliveries of the event with timeline number `seq` to every configured destination that
+ * wants it (apps: only the events of ended sessions). The app rows start leased (`now +
+ * APP_LEASE_MS`): the caller tries them at once (`deliverAppsOf`). True when app rows were queued.
+ */
+export function enqueueDeliveries(
+  sql: SqlStorage,
+  seq: number,
+  destinations: Destinations,
+  event: NewEvent,
+  now: number,
+): boolean {
+  for (const destination of configured(destinations, "host")) {
+    sql.exec("INSERT OR IGNORE INTO outbox (seq, destination, next_at) VALUES (?, ?, ?)", seq, destination, event.at);
   }
+  if (!concernsApps(event)) return false;
+  const apps = configured(destinations, "apps");
+  for (const destination of apps) {
+    sql.exec(
+      "INSERT OR IGNORE INTO outbox (seq, destination, next_at) VALUES (?, ?, ?)",
+      seq,
+      destination,
+      now + APP_LEASE_MS,
+    );
+  }
+  return apps.length > 0;
 }
 
 /** When the next delivery is due, or null. */
@@ -53,26 +91,25 @@ export interface DeliveryRun {
 }
 
 /**
- * Sends the deliveries due at `now`, at most `DELIVERIES_PER_RUN` per destination. A success
- * removes the row; a failure reschedules it per `RETRY_DELAYS_MS`, and after the last one drops it.
+ * Sends the deliveries of `kind` due at `now`, at most `DELIVERIES_PER_RUN` per destination. A
+ * success removes the row; a failure reschedules it per `RETRY_DELAYS_MS`, and after the last one
+ * drops it. Rows of destinations no longer configured go (the host's run clears them all).
  */
 export async function deliverDue(
   sql: SqlStorage,
   userId: string,
   destinations: Destinations,
   now: number,
+  kind: DeliveryKind = "host",
   fetcher: typeof fetch = fetch,
 ): Promise<DeliveryRun> {
   const run: DeliveryRun = { delivered: 0, failed: 0, dropped: 0 };
-  // A destination no longer configured: its rows can never be sent.
-  sql.exec(
-    `DELETE FROM outbox WHERE destination NOT IN (${
-      configured(destinations)
-        .map((d) => `'${d}'`)
-        .join(",") || "''"
-    })`,
-  );
-  for (const destination of configured(destinations)) {
+  if (kind === "host") {
+    // A destination no longer configured: its rows can never be sent.
+    const all = [...configured(destinations, "host"), ...configured(destinations, "apps")];
+    sql.exec(`DELETE FROM outbox WHERE destination NOT IN (${all.map(() => "?").join(",") || "''"})`, ...all);
+  }
+  for (const destination of configured(destinations, kind)) {
     const due = sql
       .exec<{ seq: number; attempts: number }>(
         "SELECT seq, attempts FROM outbox WHERE destination = ? AND next_at <= ? ORDER BY seq LIMIT ?",
@@ -80,45 +117,124 @@ export async function deliverDue(
         now,
         DELIVERIES_PER_RUN,
       )
-      .toArray();
-    const events: { seq: number; attempts: number; event: SecurityEvent }[] = [];
-    for (const row of due) {
-      const event = eventAt(sql, userId, Number(row.seq));
-      if (event) events.push({ seq: Number(row.seq), attempts: Number(row.attempts), event });
-      else sql.exec("DELETE FROM outbox WHERE seq = ? AND destination = ?", row.seq, destination);
-    }
-    if (events.length === 0) continue;
-    const outcomes =
-      destination === "queue"
-        ? await sendToQueue(
-            destinations.queue!,
-            events.map((e) => e.event),
-          )
-        : await Promise.all(events.map((e) => sendToWebhook(destinations.webhook!, e.event, fetcher)));
-    events.forEach(({ seq, attempts }, i) => {
-      const outcome = outcomes[i] ? "delivered" : attempts >= RETRY_DELAYS_MS.length ? "dropped" : "failed";
-      logDelivery(sql, { seq, destination, at: now, outcome, attempt: attempts + 1 });
-      if (outcomes[i]) {
-        sql.exec("DELETE FROM outbox WHERE seq = ? AND destination = ?", seq, destination);
-        run.delivered++;
-      } else if (attempts >= RETRY_DELAYS_MS.length) {
-        sql.exec("DELETE FROM outbox WHERE seq = ? AND destination = ?", seq, destination);
-        run.dropped++;
-        console.error(
-          `gatehouse: gave up delivering a security event to the ${destination} after ${attempts + 1} attempts`,
-        );
-      } else {
-        sql.exec(
-          "UPDATE outbox SET attempts = attempts + 1, next_at = ? WHERE seq = ? AND destination = ?",
-          now + RETRY_DELAYS_MS[attempts]!,
-          seq,
-          destination,
-        );
-        run.failed++;
-      }
-    });
+      .toArray()
+      .map((row) => ({ seq: Number(row.seq), attempts: Number(row.attempts) }));
+    await deliverRows(sql, userId, destinations, destination, due, now, run, fetcher);
   }
   return run;
+}
+
+/**
+ * The immediate attempt of event `seq`'s app rows, right after the commit that queued them (the
+ * caller runs it under `waitUntil`). Only rows still under their lease are sent: one the alarm or
+ * another attempt already settled is left alone.
+ */
+export async function deliverAppsOf(
+  sql: SqlStorage,
+  userId: string,
+  destinations: Destinations,
+  seq: number,
+  now: number,
+): Promise<DeliveryRun> {
+  const run: DeliveryRun = { delivered: 0, failed: 0, dropped: 0 };
+  await Promise.all(
+    configured(destinations, "apps").map((destination) => {
+      const rows = sql
+        .exec<{ attempts: number }>(
+          "SELECT attempts FROM outbox WHERE seq = ? AND destination = ? AND next_at > ?",
+          seq,
+          destination,
+          now,
+        )
+        .toArray()
+        .map((row) => ({ seq, attempts: Number(row.attempts) }));
+      return deliverRows(sql, userId, destinations, destination, rows, now, run, fetch);
+    }),
+  );
+  return run;
+}
+
+/** Sends `rows` of one destination and settles each (delivered, retried later, or dropped). */
+async function deliverRows(
+  sql: SqlStorage,
+  userId: string,
+  destinations: Destinations,
+  destination: Destination,
+  rows: readonly { seq: number; attempts: number }[],
+  now: number,
+  run: DeliveryRun,
+  fetcher: typeof fetch,
+): Promise<void> {
+  const events: { seq: number; attempts: number; event: SecurityEvent }[] = [];
+  for (const row of rows) {
+    const event = eventAt(sql, userId, row.seq);
+    if (event) events.push({ ...row, event });
+    else sql.exec("DELETE FROM outbox WHERE seq = ? AND destination = ?", row.seq, destination);
+  }
+  if (events.length === 0) return;
+  const outcomes = await send(
+    sql,
+    destinations,
+    destination,
+    events.map((e) => e.event),
+    fetcher,
+  );
+  events.forEach(({ seq, attempts }, i) => {
+    settle(sql, { seq, destination, attempts }, outcomes[i] === true, now, run);
+  });
+}
+
+/** Sends events to one destination; one boolean per event. */
+function send(
+  sql: SqlStorage,
+  destinations: Destinations,
+  destination: Destination,
+  events: SecurityEvent[],
+  fetcher: typeof fetch,
+): Promise<boolean[]> {
+  if (destination === "queue") return sendToQueue(destinations.queue!, events);
+  if (destination === "webhook")
+    return Promise.all(events.map((e) => sendToWebhook(destinations.webhook!, e, fetcher)));
+  const app = destinations.apps.find((a) => appDestination(a.name) === destination)!;
+  return Promise.all(
+    events.map((event) =>
+      sendNotices(
+        app,
+        noticesOf(event, () => receiptSessionIds(sql, event.detail.receiptId)),
+      ),
+    ),
+  );
+}
+
+/** A success removes the row; a failure reschedules it per `RETRY_DELAYS_MS`, and after the last one drops it. */
+function settle(
+  sql: SqlStorage,
+  row: { seq: number; destination: Destination; attempts: number },
+  delivered: boolean,
+  now: number,
+  run: DeliveryRun,
+): void {
+  const { seq, destination, attempts } = row;
+  const outcome = delivered ? "delivered" : attempts >= RETRY_DELAYS_MS.length ? "dropped" : "failed";
+  logDelivery(sql, { seq, destination, at: now, outcome, attempt: attempts + 1 });
+  if (delivered) {
+    sql.exec("DELETE FROM outbox WHERE seq = ? AND destination = ?", seq, destination);
+    run.delivered++;
+  } else if (attempts >= RETRY_DELAYS_MS.length) {
+    sql.exec("DELETE FROM outbox WHERE seq = ? AND destination = ?", seq, destination);
+    run.dropped++;
+    console.error(
+      `gatehouse: gave up delivering a security event to the ${destination} after ${attempts + 1} attempts`,
+    );
+  } else {
+    sql.exec(
+      "UPDATE outbox SET attempts = attempts + 1, next_at = ? WHERE seq = ? AND destination = ?",
+      now + RETRY_DELAYS_MS[attempts]!,
+      seq,
+      destination,
+    );
+    run.failed++;
+  }
 }
 
 /** Attempts the delivery log keeps (per user, newest kept): enough for an operator's page. */
@@ -185,7 +301,9 @@ export function listDeliveries(sql: SqlStorage, userId: string, limit: number): 
   return { pending, recent };
 }
 
-function configured(destinations: Destinations): Destination[] {
+/** The configured destinations of `kind`: the host's Queue and webhook, or one `app:<name>` per app. */
+function configured(destinations: Destinations, kind: DeliveryKind): Destination[] {
+  if (kind === "apps") return destinations.apps.map((app) => appDestination(app.name));
   return [...(destinations.queue ? (["queue"] as const) : []), ...(destinations.webhook ? (["webhook"] as const) : [])];
 }
 

@@ -66,6 +66,14 @@ export function readReceipt(sql: SqlStorage, id: string, now: number): Revocatio
   };
 }
 
+/** The session ids a receipt names (`receiptId` as an event's `detail` holds it), or null when unknown or pruned. */
+export function receiptSessionIds(sql: SqlStorage, receiptId: unknown): string[] | null {
+  if (typeof receiptId !== "string") return null;
+  const seq = Number(receiptId.slice(receiptId.lastIndexOf(".") + 1));
+  const row = sql.exec<{ session_ids: string }>("SELECT session_ids FROM receipts WHERE seq = ?", seq).toArray()[0];
+  return row ? (JSON.parse(String(row.session_ids)) as string[]) : null;
+}
+
 /** The latest receipts of this object (newest first), with their KV counts as they are now. */
 export function listReceipts(sql: SqlStorage, userId: string, now: number, limit: number): RevocationReceipt[] {
   return sql

@@ -24,6 +24,8 @@ export interface NewEvent {
   /** At most one event per key is ever kept (e.g. `signin:<sessionId>`); omit for none. */
   dedupe?: string;
   sessionId?: string | null;
+  /** Every session the event is about (a revocation's ids, a refused session): stored as a JSON array. */
+  sessionIds?: readonly string[];
   device?: string | null;
   ip?: string | null;
   location?: SessionLocation | null;
@@ -45,13 +47,14 @@ export function appendEvent(
   // (sqlite_sequence), so only the returned row tells a stored event from a duplicate.
   const row = sql
     .exec(
-      `INSERT OR IGNORE INTO timeline (id, dedupe, type, at, session_id, device, ip, location, actor, detail, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      `INSERT OR IGNORE INTO timeline (id, dedupe, type, at, session_id, session_ids, device, ip, location, actor, detail, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       id,
       event.dedupe ?? null,
       event.type,
       event.at,
       event.sessionId ?? null,
+      event.sessionIds ? JSON.stringify(event.sessionIds) : null,
       event.device ?? null,
       event.ip ?? null,
       event.location ? JSON.stringify(event.location) : null,
@@ -118,5 +121,9 @@ function toEvent(row: Row, userId: string): SecurityEvent {
     location: row.location === null ? null : (JSON.parse(String(row.location)) as SessionLocation),
     actor: row.actor === null ? null : (JSON.parse(String(row.actor)) as RevocationActor),
     detail: JSON.parse(String(row.detail)) as SecurityEvent["detail"],
+    // Absent (not null) when the row has none: events of other types keep their shape.
+    ...(row.session_ids === null || row.session_ids === undefined
+      ? {}
+      : { sessionIds: JSON.parse(String(row.session_ids)) as string[] }),
   };
 }

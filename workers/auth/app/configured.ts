@@ -35,6 +35,7 @@ export function configureAuthWorker(options: AuthWorkerOptions = {}): ResolvedAu
   UserSessions.sessionsBinding = resolved.bindings.sessions;
   UserSessions.securityEventsQueue = resolved.bindings.securityEvents;
   UserSessions.retentionMs = retentionMs;
+  UserSessions.apps = resolved.apps;
   OrganizationSessions.sessionsBinding = resolved.bindings.sessions;
   OrganizationSessions.userSessionsBinding = resolved.bindings.userSessions;
   OrganizationSessions.retentionMs = retentionMs;
@@ -57,7 +58,7 @@ export function assertAuthConfigured(env: object): void {
 }
 
 function checkedOptions() {
-  const { bindings, namedBindings, redirectUrl, revocation } = authWorkerOptions();
+  const { bindings, namedBindings, redirectUrl, revocation, apps } = authWorkerOptions();
   return {
     sessionsBinding: bindings.sessions,
     // The Queue is checked by its own shape (a missing one only means no queue delivery).
@@ -67,6 +68,7 @@ function checkedOptions() {
     ...(redirectUrl ? { redirectUrl } : {}),
     ...(revocation ? { revocation } : {}),
     userSessionsBinding: bindings.userSessions,
+    serviceBindings: Object.values(apps).map((app) => app.binding),
   };
 }
 

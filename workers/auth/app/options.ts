@@ -7,6 +7,7 @@
  */
 
 import type { SessionPolicy } from "../../../client-sdk/protocol/policy";
+import { type AppConnection, type AppConnections, checkApps } from "../../../durable-objects/user-sessions";
 import { redirectUrlProblem } from "../config/rules";
 import { parseOrigins } from "../flow/return-to";
 import type { IdentityClient } from "../identity/identity-client";
@@ -113,6 +114,14 @@ export interface AuthWorkerOptions {
    * naming this worker (route it here, or `deviceBoundSessionsWellKnown` from `gatehouse-workers/auth`).
    */
   deviceBindingSite?: string;
+  /**
+   * Apps told when sessions end, so they close their own live connections (ARCHITECTURE.md "App
+   * connections"): by name (`/^[a-z][a-z0-9-]{0,31}$/`), the service binding to the app's
+   * `GatehouseRevocations` entrypoint (`[[services]] binding = "APP_CHAT", service = "chat",
+   * entrypoint = "GatehouseRevocations"`). Each binding must be bound, and `UserSessions` too
+   * (the notices leave the user's session object). Default none.
+   */
+  apps?: Record<string, AppConnection>;
 }
 
 export interface ResolvedAuthWorkerOptions extends AuthWorkerOptions {
@@ -120,6 +129,8 @@ export interface ResolvedAuthWorkerOptions extends AuthWorkerOptions {
   /** The binding names the options named themselves: these must be bound (a default one may be absent). */
   namedBindings: (keyof AuthWorkerBindings)[];
   routes: Required<AuthWorkerRoutes>;
+  /** The apps, checked (none: empty). */
+  apps: AppConnections;
 }
 
 export const DEFAULT_BINDINGS: Required<AuthWorkerBindings> = {
@@ -151,6 +162,7 @@ export function resolveAuthWorkerOptions(options: AuthWorkerOptions = {}): Resol
   const names = Object.values(bindings);
   const twice = names.find((name, i) => names.indexOf(name) !== i);
   if (twice) throw new TypeError(`createAuthWorker: bindings name ${twice} for two roles; each needs its own binding`);
+  const apps = options.apps === undefined ? {} : checkApps(options.apps, "createAuthWorker: apps", names);
   const namedBindings = (Object.keys(options.bindings ?? {}) as (keyof AuthWorkerBindings)[]).filter(
     (key) => options.bindings?.[key] !== undefined,
   );
@@ -231,6 +243,7 @@ export function resolveAuthWorkerOptions(options: AuthWorkerOptions = {}): Resol
     bindings,
     namedBindings,
     routes: { ...ALL_ROUTES, ...options.routes },
+    apps,
   };
 }
 

@@ -24,6 +24,8 @@ export interface CheckedOptions {
   revocation?: string;
   /** The session objects' binding name. Default `USER_SESSIONS`. */
   userSessionsBinding?: string;
+  /** Service bindings the options named (the `apps`): each must be bound, and the session objects too. */
+  serviceBindings?: readonly string[];
 }
 
 /**
@@ -45,9 +47,18 @@ export function configVerdict(env: object, options: CheckedOptions = {}): Config
     for (const name of options.requiredBindings ?? []) {
       if (!isObjectNamespace(given[name])) problems.push({ variable: name, rule: "not_bound" });
     }
+    const services = options.serviceBindings ?? [];
+    for (const name of services) {
+      if (!isServiceBinding(given[name])) problems.push({ variable: name, rule: "not_bound" });
+    }
     const objects = options.userSessionsBinding ?? "USER_SESSIONS";
     const strict = (options.revocation ?? given.GATEHOUSE_REVOCATION) === "strict";
-    if (strict && !isObjectNamespace(given[objects]) && !problems.some((p) => p.variable === objects)) {
+    // The apps' notices leave the user's session object: it must be bound whatever the mode.
+    if (
+      (strict || services.length > 0) &&
+      !isObjectNamespace(given[objects]) &&
+      !problems.some((p) => p.variable === objects)
+    ) {
       problems.push({ variable: objects, rule: "not_bound" });
     }
     verdict = problems.length === 0 ? { ok: true } : { ok: false, problems };
@@ -79,6 +90,15 @@ export function assertConfigured(env: object, options?: CheckedOptions): void {
 
 function isKvNamespace(value: unknown): boolean {
   return typeof value === "object" && value !== null && typeof (value as KVNamespace).getWithMetadata === "function";
+}
+
+/** A service binding (a `Fetcher`; with an entrypoint, an RPC stub whose methods are functions). */
+function isServiceBinding(value: unknown): boolean {
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as Fetcher).fetch === "function"
+  );
 }
 
 function isObjectNamespace(value: unknown): boolean {

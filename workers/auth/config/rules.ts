@@ -78,7 +78,7 @@ export const RULE_TEXT: Readonly<Record<ConfigRule, string>> = {
   not_a_url: "is not a URL",
   http_not_loopback:
     "is http: on a host that is not loopback; use https (cookies would lose Secure and the __Host- prefix)",
-  not_bound: "is not bound: declare it in the wrangler config (kv_namespaces or durable_objects.bindings)",
+  not_bound: "is not bound: declare it in the wrangler config (kv_namespaces, durable_objects.bindings or services)",
   loopback_only: "is for local development only: it is refused unless AUTH_REDIRECT_URL is on loopback",
   malformed:
     "is not a comma-separated list of label:token pairs (labels: a-z, 0-9, _ and -; each label and token once; `admin` is ADMIN_API_TOKEN's)",

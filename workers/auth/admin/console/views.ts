@@ -12,6 +12,7 @@ import type {
   RevocationReceipt,
   SecurityEvent,
   SecurityEventDeliveries,
+  SecurityEventDestination,
 } from "../../../../client-sdk/protocol/security-record";
 import { describeEvent } from "../../account/activity-view";
 import { BOUND_MARKER, csrfField, describePlace, timeTag } from "../../account/view";
@@ -157,21 +158,27 @@ export function userBody(input: {
 
 function deliveriesList(deliveries: SecurityEventDeliveries): string {
   if (deliveries.pending.length === 0 && deliveries.recent.length === 0) {
-    return `<p class="muted">No deliveries (no queue or webhook configured, or nothing sent yet).</p>`;
+    return `<p class="muted">No deliveries (no queue, webhook or app configured, or nothing sent yet).</p>`;
   }
   const pending = deliveries.pending
     .map(
       (d) =>
-        `<li>${escapeHtml(d.type ?? "event")} to the ${d.destination}: waiting, ${d.attempts} failed attempt(s), next at ${timeTag(d.nextAt)}</li>`,
+        `<li>${escapeHtml(d.type ?? "event")} to ${destinationLabel(d.destination)}: waiting, ${d.attempts} failed attempt(s), next at ${timeTag(d.nextAt)}</li>`,
     )
     .join("");
   const recent = deliveries.recent
     .map(
       (d) =>
-        `<li>${timeTag(d.at)} · ${escapeHtml(d.type ?? "event")} to the ${d.destination}: ${d.outcome} (attempt ${d.attempt})</li>`,
+        `<li>${timeTag(d.at)} · ${escapeHtml(d.type ?? "event")} to ${destinationLabel(d.destination)}: ${d.outcome} (attempt ${d.attempt})</li>`,
     )
     .join("");
   return `<ul id="deliveries">${pending}${recent}</ul>`;
+}
+
+/** "the queue", "the webhook", or "app <code>name</code>" (an app's notices, `app:<name>`). */
+function destinationLabel(destination: SecurityEventDestination): string {
+  if (destination === "queue" || destination === "webhook") return `the ${destination}`;
+  return `app <code>${escapeHtml(destination.slice("app:".length))}</code>`;
 }
 
 export function receiptBody(operator: Operator, csrf: string, receipt: RevocationReceipt): string {
