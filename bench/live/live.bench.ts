@@ -6,10 +6,19 @@
  *   out": it leaves for the login 600 ms later, by design). Median of rounds that alternate which
  *   page is revoked first.
  * - live.sockets_per_user_10_tabs: sockets to the channel held open by ten tabs of one app.
+ * - live.app_connection_vs_account_ratio (issue 31): one person signed in on the example consumer
+ *   with its live counter open (`/live`: the app's own WebSocket, `SessionSockets`) and our
+ *   /account/sessions in a second tab of the same session; one revoke call (the admin API) per
+ *   round, both timed from its start: until the counter's socket has closed (4001, from the
+ *   consumer's `GatehouseRevocations` entrypoint) over until the account page shows "You were
+ *   signed out". The issue says "from the revoke answer"; our tab is told before the answer (the
+ *   answer waits for the KV marks), so both sides start at the call, as the figure above does.
+ *   `live.app_connection_closed_ms` is the app side's median.
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, it } from "vitest";
 import { launchBrowser, newPerson, pickDemoUser, stack } from "../../test/e2e/support/browser";
+import { holdSignedOutPage, liveCounterTab } from "../../test/e2e/support/live-counter";
 import { median, record } from "../harness";
 
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
@@ -121,4 +130,47 @@ it("live.sockets_per_user_10_tabs", async (ctx) => {
     goal: "1",
   });
   await context.close();
+});
+
+it("live.app_connection_vs_account_ratio", async (ctx) => {
+  const appMs: number[] = [];
+  const accountMs: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const context = await newPerson(browser);
+    const counter = await liveCounterTab(context, { user: "Grace Hopper", organization: "Acme" });
+    const account = await context.newPage();
+    await account.goto(`${stack.authUrl}/account/sessions`);
+    await account.locator("#live-status", { hasText: "updates live" }).waitFor();
+    const me = await context.request.get(`${stack.authUrl}/account/sessions`, {
+      headers: { Accept: "application/json" },
+    });
+    const { currentSessionId } = (await me.json()) as { currentSessionId: string };
+    // The counter tab's /live.js leaves for the signed-out page on our channel's word; held until
+    // the counter's own socket has closed, so the browser does not close it first (support/live-counter.ts).
+    const release = await holdSignedOutPage(counter.page);
+    let start = 0;
+    const app = counter.closed.then((closed) => ({ code: closed.code, ms: closed.at - start }));
+    const own = account
+      .locator("#signed-out")
+      .waitFor({ state: "visible", timeout: 15_000 })
+      .then(() => performance.now() - start);
+    start = performance.now();
+    const res = await fetch(`${stack.authUrl}/admin/sessions/${currentSessionId}`, {
+      method: "DELETE",
+      headers: { Authorization: `Bearer ${stack.adminToken}` },
+    });
+    if (res.status !== 200) throw new Error(`revoke answered ${res.status}`);
+    const [appRound, accountRound] = await Promise.all([app, own]);
+    if (appRound.code !== 4001) throw new Error(`the counter's socket closed with ${appRound.code}, not 4001`);
+    appMs.push(appRound.ms);
+    accountMs.push(accountRound);
+    release();
+    await context.close();
+  }
+  record(ctx, "live.app_connection_vs_account_ratio", {
+    value: Number((median(appMs) / median(accountMs)).toFixed(3)),
+    unit: "x",
+    goal: "<= 1.5 (both from the revoke call's start)",
+  });
+  record(ctx, "live.app_connection_closed_ms", { value: Math.round(median(appMs)), unit: "ms", goal: "reported" });
 });

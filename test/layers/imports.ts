@@ -88,6 +88,7 @@ export const ROOMS: Record<Layer, readonly string[]> = {
     "auth/factory",
     "auth/index.ts",
     "auth/worker.ts",
+    "auth/worker-apps.ts",
     "entries",
     "example-consumer",
   ],
