@@ -171,6 +171,8 @@ it("live.app_connection_vs_account_ratio", async (ctx) => {
     value: Number((median(appMs) / median(accountMs)).toFixed(3)),
     unit: "x",
     goal: "<= 1.5 (both from the revoke call's start)",
+    reason:
+      "Here the revoke comes within a second of the sign-in, and the app's notice arrives about two seconds after the call in every round, although test/e2e/app-connections.test.ts (revoked a few seconds after sign-in, by the account page or the admin API) sees it within tens of milliseconds of our page: the auth side's immediate attempt seems to wait behind the user object's work after a fresh sign-in (open point of issue 31).",
   });
   record(ctx, "live.app_connection_closed_ms", { value: Math.round(median(appMs)), unit: "ms", goal: "reported" });
 });

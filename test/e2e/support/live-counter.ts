@@ -5,9 +5,9 @@
  * channel tells it; were that navigation to commit first, the browser would close the counter's
  * socket itself and the server's 4001 could not be seen, so `holdSignedOutPage` holds it until
  * released. While it is held Playwright's `evaluate` and locators wait for it to finish, so the
- * close is reported by the page itself: a listener added before the page's scripts run (an init
- * script, beside the page's own `onclose`) calls back into the test with the close code and what
- * the page's script then recorded on `#live-counter`. Waits are on events and selectors only.
+ * close is reported by the page itself: an init script wraps the page's own `onclose` and calls
+ * back into the test with the close code and what the page's script then recorded on
+ * `#live-counter`. Waits are on events and selectors only.
  */
 import type { BrowserContext, Page, WebSocket } from "playwright-core";
 import { pickDemoUser, stack } from "./browser";
@@ -34,23 +34,31 @@ export interface LiveCounterTab {
 
 const BINDING = "__gatehouseTestCounterClosed";
 
-/** Runs in the page before its scripts: reports the counter socket's close after the page's own handler ran. */
+/**
+ * Runs in the page before its scripts: wraps the `onclose` the page's script sets on the counter's
+ * socket, so the report follows the page's own handler in the same task (no timer: a tab in the
+ * background has its timers throttled to a second or more).
+ */
 const REPORT_CLOSE = `(() => {
   const Native = globalThis.WebSocket;
   globalThis.WebSocket = class extends Native {
-    constructor(url, protocols) {
-      super(url, protocols);
-      if (new URL(this.url).pathname !== ${JSON.stringify(LIVE_SOCKET_PATH)}) return;
-      this.addEventListener("close", (event) => {
-        setTimeout(() => {
-          const root = document.getElementById("live-counter");
-          globalThis[${JSON.stringify(BINDING)}](event.code, {
-            state: root?.dataset.state ?? null,
-            closedCode: root?.dataset.closedCode ?? null,
-            status: document.getElementById("live-counter-status")?.textContent ?? "",
-          });
-        }, 0);
-      });
+    set onclose(handler) {
+      if (new URL(this.url).pathname !== ${JSON.stringify(LIVE_SOCKET_PATH)}) {
+        super.onclose = handler;
+        return;
+      }
+      super.onclose = (event) => {
+        if (handler) handler.call(this, event);
+        const root = document.getElementById("live-counter");
+        globalThis[${JSON.stringify(BINDING)}](event.code, {
+          state: root?.dataset.state ?? null,
+          closedCode: root?.dataset.closedCode ?? null,
+          status: document.getElementById("live-counter-status")?.textContent ?? "",
+        });
+      };
+    }
+    get onclose() {
+      return super.onclose;
     }
   };
 })()`;
