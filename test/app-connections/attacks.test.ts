@@ -10,7 +10,18 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { APP_CLOSE, MAX_NOTICE_SESSIONS, SESSION_TAG_PREFIX } from "gatehouse-workers/connections";
 import { afterEach, describe, expect, it } from "vitest";
-import { freshRoom, freshUser, newSession, notice, ORIGIN, open, socketOf, stats, upgrade, withTimeout } from "./helpers";
+import {
+  freshRoom,
+  freshUser,
+  newSession,
+  notice,
+  ORIGIN,
+  open,
+  socketOf,
+  stats,
+  upgrade,
+  withTimeout,
+} from "./helpers";
 import { holdRegisterAnswers, setRegistryClock } from "./worker";
 
 afterEach(() => setRegistryClock(null));
@@ -66,9 +77,14 @@ describe("what a client sends decides nothing", () => {
     for (const forged of [SESSION_TAG_PREFIX, `${SESSION_TAG_PREFIX}${s.sessionId}`, `${SESSION_TAG_PREFIX}x`]) {
       await expect(upgrade("ROOM_A", ra, s.cookie, [forged])).rejects.toThrow(/app tags must be at most 9/);
     }
-    await expect(upgrade("ROOM_A", ra, s.cookie, Array.from({ length: 10 }, (_, i) => `t${i}`))).rejects.toThrow(
-      /app tags must be at most 9/,
-    );
+    await expect(
+      upgrade(
+        "ROOM_A",
+        ra,
+        s.cookie,
+        Array.from({ length: 10 }, (_, i) => `t${i}`),
+      ),
+    ).rejects.toThrow(/app tags must be at most 9/);
     // Upper case is another tag: getWebSockets matches exactly, so it names no session.
     const socket = await open("ROOM_A", ra, s, ["GH:S:someone"]);
     expect(await socket.who()).toMatchObject({ session: s.sessionId });
