@@ -25,7 +25,7 @@ export interface HolderRegistration {
   expiresAt: number;
 }
 
-/** A Durable Object that holds connections: the registry calls this when sessions it registered end. */
+/** A Durable Object that holds connections: the registry calls this when sessions it registered end, naming only those. */
 export interface SessionHolder {
   gatehouseSessionsEnded(notice: SessionsEndedNotice): Promise<{ closed: number }>;
 }

@@ -3,7 +3,8 @@
  * `SessionConnections`: the app's per-user registry Durable Object (addressed `getByName(userId)`):
  * which holder objects accepted sockets under which of the user's sessions (`holders`), and which
  * sessions ended (`ended` tombstones, so a socket registered after its notice is refused). A notice
- * calls only the holders registered for its ids, so an object holding none of them is never woken.
+ * calls only the holders registered for its ids, each with only its own ids (a shared room holds
+ * other users' sockets too), so an object holding none of them is never woken.
  * SQLite only, no alarm, no sockets: expired rows are purged on each write. Tables: STORAGE.md.
  */
 import { DurableObject } from "cloudflare:workers";
@@ -130,18 +131,21 @@ export class SessionConnections extends DurableObject<object> {
         ids,
       )
       .toArray();
-    const holders = new Map<string, { binding: string; name: string; rows: number[] }>();
+    const holders = new Map<string, { binding: string; name: string; rows: number[]; sessionIds: Set<string> }>();
     for (const row of rows) {
       const key = JSON.stringify([row.binding, row.name]);
-      const entry = holders.get(key) ?? { binding: row.binding, name: row.name, rows: [] };
+      const entry = holders.get(key) ?? { binding: row.binding, name: row.name, rows: [], sessionIds: new Set() };
       entry.rows.push(row.row);
+      entry.sessionIds.add(row.session_id);
       holders.set(key, entry);
     }
+    // Each holder hears only the ids this user registered with it: a shared room also holds other
+    // users' sockets, and a holder closes by tag whatever ids it is given.
     const answers = await inPool([...holders.values()], this.#concurrency, (holder) =>
       withDeadline(
         namespaceOf<SessionHolder>(this.env, holder.binding, "SessionConnections.sessionsEnded")
           .getByName(holder.name)
-          .gatehouseSessionsEnded(n),
+          .gatehouseSessionsEnded({ ...n, sessionIds: [...holder.sessionIds] }),
         this.#holderTimeoutMs,
         () => new AppConnectionsError("holder_unavailable"),
       ),

@@ -8,6 +8,7 @@ import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
 import type { AppUser } from "gatehouse-workers/client";
 import {
   GatehouseRevocations,
+  type HolderRegistration,
   SessionConnections,
   SessionSockets,
   type SessionsEndedNotice,
@@ -21,10 +22,32 @@ export function setRegistryClock(clock: (() => number) | null): void {
   registryNow = clock ?? Date.now;
 }
 
+let registerGate: Promise<void> | null = null;
+/**
+ * Holds every `register` answer (after the registry wrote its row) until the returned release is
+ * called: a notice can then arrive while a holder's `register` is still in flight (tests).
+ */
+export function holdRegisterAnswers(): () => void {
+  let release!: () => void;
+  registerGate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return () => {
+    registerGate = null;
+    release();
+  };
+}
+
 /** The SDK's registry with the test clock injected. */
 export class Connections extends SessionConnections {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env, { now: () => registryNow() });
+  }
+
+  override async register(registration: HolderRegistration): Promise<"ok" | "ended"> {
+    const answer = await super.register(registration);
+    if (registerGate) await registerGate;
+    return answer;
   }
 }
 

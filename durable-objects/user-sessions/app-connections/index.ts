@@ -34,6 +34,8 @@ export function checkApps(apps: unknown, where: string, reserved: readonly strin
     throw new TypeError(`${where} must be an object of { binding } by app name`);
   }
   const seen = new Map<string, string>();
+  // Built from the values checked here, each read once (a getter cannot answer another binding later).
+  const checked: Record<string, AppConnection> = Object.create(null);
   for (const [name, app] of Object.entries(apps)) {
     if (!APP_NAME.test(name)) {
       throw new TypeError(
@@ -52,10 +54,9 @@ export function checkApps(apps: unknown, where: string, reserved: readonly strin
       throw new TypeError(`${where}.${name}.binding ${binding} is already the binding of another role`);
     }
     seen.set(binding, name);
+    checked[name] = { binding };
   }
-  return Object.fromEntries(
-    Object.entries(apps as Record<string, AppConnection>).map(([n, a]) => [n, { binding: a.binding }]),
-  );
+  return { ...checked };
 }
 
 /** The receiver bound under `binding`, or null when nothing callable is bound there. */
