@@ -6,6 +6,7 @@
  * worker's outbox retries). Its `fetch` answers 404: it is reached over RPC only.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
+import { releaseRpcResult } from "../core/rpc";
 import type { RevocationReceiver, SessionsEndedNotice } from "../protocol/app-connections";
 import { DEFAULT_REGISTRY_BINDING, namespaceOf, type SessionRegistry } from "./bindings";
 import { AppConnectionsError } from "./errors";
@@ -33,7 +34,7 @@ export class GatehouseRevocations extends WorkerEntrypoint<object> implements Re
     }
     const binding = (this.constructor as typeof GatehouseRevocations).registryBinding;
     const registry = namespaceOf<SessionRegistry>(this.env, binding, "GatehouseRevocations");
-    const answer = await registry.getByName(parsed.value.userId).sessionsEnded(parsed.value);
+    const answer = releaseRpcResult(await registry.getByName(parsed.value.userId).sessionsEnded(parsed.value));
     return { closed: answer.closed };
   }
 

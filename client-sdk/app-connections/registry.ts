@@ -10,6 +10,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { withDeadline } from "../core/deadline";
 import { inPool } from "../core/pool";
+import { releaseRpcResult } from "../core/rpc";
 import type { SessionsEndedNotice } from "../protocol/app-connections";
 import { BINDING_NAME, type HolderRegistration, namespaceOf, type SessionHolder } from "./bindings";
 import { AppConnectionsError } from "./errors";
@@ -145,7 +146,8 @@ export class SessionConnections extends DurableObject<object> {
       withDeadline(
         namespaceOf<SessionHolder>(this.env, holder.binding, "SessionConnections.sessionsEnded")
           .getByName(holder.name)
-          .gatehouseSessionsEnded({ ...n, sessionIds: [...holder.sessionIds] }),
+          .gatehouseSessionsEnded({ ...n, sessionIds: [...holder.sessionIds] })
+          .then(releaseRpcResult),
         this.#holderTimeoutMs,
         () => new AppConnectionsError("holder_unavailable"),
       ),

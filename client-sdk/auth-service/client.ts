@@ -10,6 +10,7 @@
 import { Coalescer } from "../core/coalesce";
 import { withDeadline } from "../core/deadline";
 import { perBindingScope } from "../core/isolate-scope";
+import { releaseRpcResult } from "../core/rpc";
 import type { RateLimitDecision } from "../rate-limit";
 import { AuthServiceError, toAuthServiceError } from "./errors";
 import {
@@ -249,10 +250,13 @@ export class AuthServiceClient implements ServiceSessionResolver {
       });
     }
     try {
-      return await withDeadline(
-        Promise.resolve().then(() => remote[method]!(...args)),
-        this.#timeoutMs,
-        () => new AuthServiceError("auth_service_timeout", { method }),
+      // Released at once: the answers are plain data, and an unreleased RPC answer keeps the call's session open.
+      return releaseRpcResult(
+        await withDeadline(
+          Promise.resolve().then(() => remote[method]!(...args)),
+          this.#timeoutMs,
+          () => new AuthServiceError("auth_service_timeout", { method }),
+        ),
       );
     } catch (err) {
       throw toAuthServiceError(method, err);

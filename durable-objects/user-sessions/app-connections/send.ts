@@ -7,6 +7,7 @@
  */
 
 import { withDeadline } from "../../../client-sdk/core/deadline";
+import { releaseRpcResult } from "../../../client-sdk/core/rpc";
 import type { SessionsEndedNotice } from "../../../client-sdk/protocol/app-connections";
 import type { AppDelivery } from "./destinations";
 
@@ -33,10 +34,12 @@ export async function sendNotices(app: AppDelivery, notices: readonly SessionsEn
     const receiver = app.receiver;
     if (!receiver) throw new AppDeliveryError("not_bound", app.name);
     for (const notice of notices) {
-      await withDeadline(
-        receiver.sessionsEnded(notice),
-        APP_DEADLINE_MS,
-        () => new AppDeliveryError("timed_out", app.name),
+      releaseRpcResult(
+        await withDeadline(
+          receiver.sessionsEnded(notice),
+          APP_DEADLINE_MS,
+          () => new AppDeliveryError("timed_out", app.name),
+        ),
       );
     }
     return true;
