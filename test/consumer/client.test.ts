@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { type AuthServiceBinding, AuthServiceClient, AuthServiceError } from "gatehouse-workers/client";
 import { describe, expect, it } from "vitest";
+import { releaseRpcResult } from "../../client-sdk/core/rpc";
 import { APP, people, signIn } from "./helpers";
 
 async function failure(promise: Promise<unknown>): Promise<AuthServiceError> {
@@ -218,5 +219,22 @@ describe("AuthServiceClient.checkRateLimit: concurrent checks of one key travel 
       await expect(env.AUTH.checkRateLimitBatch("k", 5, 60, count)).rejects.toThrow(/count must be an integer/);
     }
     expect(await auth.checkRateLimit(`batch:${crypto.randomUUID()}`, 1, 60)).toMatchObject({ allowed: true });
+  });
+});
+
+describe("releaseRpcResult (client-sdk/core/rpc): an RPC answer is released and stays readable", () => {
+  it("disposes what the runtime made disposable, leaves anything else alone, never throws", async () => {
+    const ada = people.ada();
+    const { cookie } = await signIn(ada);
+    // A raw call over the service binding: the runtime's answer carries Symbol.dispose.
+    const answer = await env.AUTH.resolveSession(cookie);
+    const dispose = (Symbol as { dispose?: symbol }).dispose!;
+    expect(typeof (answer as unknown as Record<symbol, unknown>)[dispose]).toBe("function");
+    const released = releaseRpcResult(answer);
+    expect(released).toBe(answer);
+    expect(released?.user.id).toBe(ada.id);
+    // Twice, or on values that are not RPC answers: harmless.
+    expect(() => releaseRpcResult(answer)).not.toThrow();
+    for (const value of [null, undefined, 7, "x", { plain: true }]) expect(releaseRpcResult(value)).toBe(value);
   });
 });
