@@ -67,3 +67,11 @@ export function bindingOf(env: object, binding: string, what: string): object {
 
 /** A binding name as wrangler accepts it (letters, digits, underscores). */
 export const BINDING_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+/**
+ * The registry's watch upgrade (`sessionEventStream` → `SessionConnections.fetch`): a WebSocket
+ * from a plain worker holding an event stream, tagged with the session this header names. The
+ * registry is a Durable Object, reached only through its binding, never from the internet.
+ */
+export const WATCH_URL = "https://registry/watch";
+export const WATCH_SESSION_HEADER = "Gatehouse-Session-Id";

@@ -5,16 +5,28 @@
  * sessions ended (`ended` tombstones, so a socket registered after its notice is refused). A notice
  * calls only the holders registered for its ids, each with only its own ids (a shared room holds
  * other users' sockets too), so an object holding none of them is never woken.
- * SQLite only, no alarm, no sockets: expired rows are purged on each write. Tables: STORAGE.md.
+ * It also holds the watch sockets of plain workers' event streams (`sessionEventStream`):
+ * hibernatable, tagged with their session, closed by tag on a notice (4001 at once when the session
+ * is already tombstoned). SQLite only, no alarm: expired rows are purged on each write. Tables: STORAGE.md.
  */
 import { DurableObject } from "cloudflare:workers";
 import { withDeadline } from "../core/deadline";
 import { inPool } from "../core/pool";
 import { releaseRpcResult } from "../core/rpc";
-import type { SessionsEndedNotice } from "../protocol/app-connections";
-import { BINDING_NAME, type HolderRegistration, namespaceOf, type SessionHolder } from "./bindings";
+import { APP_CLOSE, type SessionsEndedNotice } from "../protocol/app-connections";
+import {
+  BINDING_NAME,
+  type HolderRegistration,
+  namespaceOf,
+  type SessionHolder,
+  WATCH_SESSION_HEADER,
+  WATCH_URL,
+} from "./bindings";
 import { AppConnectionsError } from "./errors";
 import { MAX_ID_LENGTH, parseNotice } from "./notice";
+import { sessionTag } from "./tags";
+
+const WATCH_PATH = new URL(WATCH_URL).pathname;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -105,7 +117,43 @@ export class SessionConnections extends DurableObject<object> {
   }
 
   /**
-   * Tombstones revoked sessions, then calls each holder registered for the notice's ids once and
+   * The watch upgrade of `sessionEventStream` (through the binding only: a Durable Object has no
+   * route): accepts a hibernatable socket tagged with the header's session, closed 4001 at once
+   * when that session's revocation already arrived. Anything else: 404, 426 or 400.
+   */
+  override async fetch(request: Request): Promise<Response> {
+    if (new URL(request.url).pathname !== WATCH_PATH) return new Response("Not found", { status: 404 });
+    if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
+      return new Response("Expected a WebSocket upgrade", { status: 426 });
+    }
+    const sessionId = request.headers.get(WATCH_SESSION_HEADER);
+    if (sessionId === null || sessionId.length === 0 || sessionId.length > MAX_ID_LENGTH) {
+      return new Response("Bad request", { status: 400 });
+    }
+    const ended =
+      this.ctx.storage.sql
+        .exec("SELECT 1 FROM ended WHERE session_id = ? AND until > ?", sessionId, this.#now())
+        .toArray().length > 0;
+    const pair = new WebSocketPair();
+    const [client, server] = [pair[0], pair[1]];
+    // Checked and accepted in one synchronous block: a notice runs before (tombstone) or after (tag).
+    this.ctx.acceptWebSocket(server, [sessionTag(sessionId)]);
+    if (ended) server.close(APP_CLOSE.revoked.code, APP_CLOSE.revoked.reason);
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  /** A watch socket's stream ended (the client left): answer its close. */
+  override webSocketClose(ws: WebSocket): void {
+    try {
+      ws.close(1000, "stream ended");
+    } catch {
+      // Already answered (web_socket_auto_reply_to_close).
+    }
+  }
+
+  /**
+   * Tombstones revoked sessions, closes this registry's own watch sockets of the notice's ids
+   * (event streams; by tag, counted in `closed`), then calls each holder registered for the notice's ids once and
    * deletes the rows of those that answered. Throws `holder_unavailable` when any did not (the auth
    * worker retries the notice; a holder closing again finds nothing left to close).
    */
@@ -125,6 +173,20 @@ export class SessionConnections extends DurableObject<object> {
         now + this.#endedKeptMs,
         ids,
       );
+    }
+    // The watch sockets here are this user's only (opened with the session resolved for them).
+    const { code, reason } = n.kind === "revoked" ? APP_CLOSE.revoked : APP_CLOSE.deviceProofMissing;
+    let closed = 0;
+    for (const id of n.sessionIds) {
+      for (const ws of this.ctx.getWebSockets(sessionTag(id))) {
+        if (ws.readyState !== WebSocket.OPEN) continue;
+        try {
+          ws.close(code, reason);
+          closed++;
+        } catch {
+          // Closed by the other side meanwhile.
+        }
+      }
     }
     const rows = sql
       .exec<HolderRow>(
@@ -152,7 +214,6 @@ export class SessionConnections extends DurableObject<object> {
         () => new AppConnectionsError("holder_unavailable"),
       ),
     );
-    let closed = 0;
     const failed: unknown[] = [];
     for (const [i, holder] of [...holders.values()].entries()) {
       const answer = answers[i]!;

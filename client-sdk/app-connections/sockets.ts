@@ -6,14 +6,11 @@
  * closes a notice's sockets found by tag. No timers, no in-memory index, nothing in the attachment:
  * a freshly woken instance closes the same sockets. It never accepts a socket without a session.
  */
-import { AuthServiceClient } from "../auth-service/client";
-import { AuthServiceError } from "../auth-service/errors";
 import type { AuthServiceSession, ServiceSessionResolver } from "../auth-service/types";
 import { withDeadline } from "../core/deadline";
 import { APP_CLOSE, type SessionsEndedNotice } from "../protocol/app-connections";
 import {
   BINDING_NAME,
-  bindingOf,
   DEFAULT_AUTH_BINDING,
   DEFAULT_REGISTRY_BINDING,
   namespaceOf,
@@ -21,6 +18,7 @@ import {
 } from "./bindings";
 import { AppConnectionsError } from "./errors";
 import { parseNotice } from "./notice";
+import { requestSession } from "./session";
 import { isSessionTag, sessionOf, sessionTag } from "./tags";
 
 /** A socket may carry 10 tags; the session tag takes one. */
@@ -107,14 +105,9 @@ export class SessionSockets {
     if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
       return refused("not_websocket", new Response("Expected a WebSocket upgrade", { status: 426 }));
     }
-    let session: AuthServiceSession | null;
-    try {
-      session = await this.#resolver().resolveSession(request);
-    } catch (err) {
-      if (!(err instanceof AuthServiceError)) throw err;
-      return refused("auth_unavailable", new Response("Sign-in service unavailable", { status: 503 }));
-    }
-    if (session === null) return refused("unauthenticated", new Response("Unauthorized", { status: 401 }));
+    const resolved = await requestSession(request, this.#env, this.#auth, "SessionSockets.accept");
+    if (!resolved.ok) return refused(resolved.reason, resolved.response);
+    const session = resolved.session;
 
     const name = this.#name ?? this.#ctx.id.name;
     if (name === undefined) throw new AppConnectionsError("holder_unnamed");
@@ -171,13 +164,6 @@ export class SessionSockets {
   /** The session a socket of this object was accepted under, or null. */
   sessionOf(ws: WebSocket): string | null {
     return sessionOf(this.#ctx, ws);
-  }
-
-  #resolver(): ServiceSessionResolver {
-    if (typeof this.#auth !== "string") return this.#auth;
-    return new AuthServiceClient(
-      bindingOf(this.#env, this.#auth, "SessionSockets.accept") as ConstructorParameters<typeof AuthServiceClient>[0],
-    );
   }
 }
 

@@ -3,6 +3,7 @@
  * (SessionSockets, two lines), the SDK's registry and entrypoint, and a stand-in for the auth
  * worker's AuthService. Each room counts its constructor runs and notice calls in its own SQLite
  * (`stats`), so a test sees whether a notice woke it. The registry's clock is `setRegistryClock`.
+ * The default export is a plain worker: `/events` answers `sessionEventStream` (one `hello` event).
  */
 import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
 import type { AppUser } from "gatehouse-workers/client";
@@ -12,6 +13,7 @@ import {
   SessionConnections,
   SessionSockets,
   type SessionsEndedNotice,
+  sessionEventStream,
 } from "gatehouse-workers/connections";
 
 export { GatehouseRevocations };
@@ -48,6 +50,15 @@ export class Connections extends SessionConnections {
     const answer = await super.register(registration);
     if (registerGate) await registerGate;
     return answer;
+  }
+
+  /** Open watch sockets (event streams) by session tag, sorted (tests). */
+  watching(): string[] {
+    return this.ctx
+      .getWebSockets()
+      .filter((ws) => ws.readyState === WebSocket.OPEN)
+      .flatMap((ws) => this.ctx.getTags(ws))
+      .sort();
   }
 }
 
@@ -141,7 +152,12 @@ export class RoomB extends room("ROOM_B") {}
 export class RoomDown extends room("ROOM_DOWN", "CONNECTIONS_DOWN") {}
 
 export default {
-  async fetch(): Promise<Response> {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    if (new URL(request.url).pathname === "/events") {
+      const stream = await sessionEventStream(request, env, { auth: "APP_AUTH" });
+      if (stream.ok) stream.send("hello", JSON.stringify({ session: stream.session.sessionId }));
+      return stream.response;
+    }
     return new Response("app-connections fixture", { status: 404 });
   },
 } satisfies ExportedHandler<Env>;
