@@ -70,6 +70,12 @@ beforeEach(async () => {
 });
 
 describe("createAuthWorker with a team's own binding names", () => {
+  it("publishes no shared-signals documents unless ssf is configured (off by default)", async () => {
+    for (const path of ["/.well-known/ssf-configuration", "/ssf/jwks.json"]) {
+      expect((await send(path, { headers: { Accept: "application/json" } })).status).toBe(404);
+    }
+  });
+
   it("signs in through the local provider and keeps the session in AUTH_KV, under its cookie name and domain", async () => {
     const { setCookie, sessionId } = await signIn(envFor());
     expect(setCookie).toMatch(/; Domain=example\.com/i);

@@ -10,6 +10,7 @@
 import { OrganizationSessions } from "../../../durable-objects/organization-sessions";
 import { UserSessions } from "../../../durable-objects/user-sessions";
 import { assertConfigured, type ConfigCheck, configVerdict } from "../config";
+import { signingKeysProblems } from "../ssf/transmitter";
 import {
   type AuthWorkerOptions,
   DEFAULT_BINDINGS,
@@ -58,7 +59,7 @@ export function assertAuthConfigured(env: object): void {
 }
 
 function checkedOptions() {
-  const { bindings, namedBindings, redirectUrl, revocation, apps } = authWorkerOptions();
+  const { bindings, namedBindings, redirectUrl, revocation, apps, ssf } = authWorkerOptions();
   return {
     sessionsBinding: bindings.sessions,
     // The Queue is checked by its own shape (a missing one only means no queue delivery).
@@ -69,6 +70,8 @@ function checkedOptions() {
     ...(revocation ? { revocation } : {}),
     userSessionsBinding: bindings.userSessions,
     serviceBindings: Object.values(apps).map((app) => app.binding),
+    // With ssf configured, its signing keys are part of the start-up check: a bad key fails closed.
+    ...(ssf ? { problems: (env: object) => signingKeysProblems(env, ssf.signingKeys) } : {}),
   };
 }
 

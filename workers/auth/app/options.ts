@@ -24,6 +24,7 @@ import {
 } from "../session/config";
 import { bindingSite } from "../session/device-binding/scope";
 import { deploymentPolicies } from "../session/policy";
+import { checkSsfOptions, type ResolvedSsfTransmitterOptions, type SsfTransmitterOptions } from "../ssf/transmitter";
 
 /** Binding names in the worker's env. Defaults: `SESSIONS`, `USER_SESSIONS`, `RATE_LIMITER`, `ORGANIZATIONS`, `SECURITY_EVENTS`. */
 export interface AuthWorkerBindings {
@@ -122,15 +123,24 @@ export interface AuthWorkerOptions {
    * (the notices leave the user's session object). Default none.
    */
   apps?: Record<string, AppConnection>;
+  /**
+   * The OpenID Shared Signals transmitter (issue 32; foundation): publishes
+   * `/.well-known/ssf-configuration` and `/ssf/jwks.json`, and signs Security Event Tokens with the
+   * keys in the secret `signingKeys` names (default `SSF_SIGNING_KEYS`: a JSON array of private
+   * EC P-256 JWKs, the first signs, all are published). Default: off.
+   */
+  ssf?: SsfTransmitterOptions;
 }
 
-export interface ResolvedAuthWorkerOptions extends AuthWorkerOptions {
+export interface ResolvedAuthWorkerOptions extends Omit<AuthWorkerOptions, "ssf"> {
   bindings: Required<AuthWorkerBindings>;
   /** The binding names the options named themselves: these must be bound (a default one may be absent). */
   namedBindings: (keyof AuthWorkerBindings)[];
   routes: Required<AuthWorkerRoutes>;
   /** The apps, checked (none: empty). */
   apps: AppConnections;
+  /** The transmitter's options, checked (absent: off). */
+  ssf?: ResolvedSsfTransmitterOptions;
 }
 
 export const DEFAULT_BINDINGS: Required<AuthWorkerBindings> = {
@@ -163,6 +173,7 @@ export function resolveAuthWorkerOptions(options: AuthWorkerOptions = {}): Resol
   const twice = names.find((name, i) => names.indexOf(name) !== i);
   if (twice) throw new TypeError(`createAuthWorker: bindings name ${twice} for two roles; each needs its own binding`);
   const apps = options.apps === undefined ? {} : checkApps(options.apps, "createAuthWorker: apps", names);
+  const ssf = options.ssf === undefined ? undefined : checkSsfOptions(options.ssf);
   const namedBindings = (Object.keys(options.bindings ?? {}) as (keyof AuthWorkerBindings)[]).filter(
     (key) => options.bindings?.[key] !== undefined,
   );
@@ -237,13 +248,15 @@ export function resolveAuthWorkerOptions(options: AuthWorkerOptions = {}): Resol
   } catch (err) {
     throw new TypeError(`createAuthWorker: ${(err as Error).message}`);
   }
+  const { ssf: _given, ...rest } = options;
   return {
-    ...options,
+    ...rest,
     ...(returnOrigins ? { returnOrigins } : {}),
     bindings,
     namedBindings,
     routes: { ...ALL_ROUTES, ...options.routes },
     apps,
+    ...(ssf ? { ssf } : {}),
   };
 }
 

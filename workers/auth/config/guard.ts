@@ -26,6 +26,8 @@ export interface CheckedOptions {
   userSessionsBinding?: string;
   /** Service bindings the options named (the `apps`): each must be bound, and the session objects too. */
   serviceBindings?: readonly string[];
+  /** Further checks of env an opted-in feature brings (the shared-signals signing keys). */
+  problems?: (env: object) => ConfigProblem[];
 }
 
 /**
@@ -61,6 +63,7 @@ export function configVerdict(env: object, options: CheckedOptions = {}): Config
     ) {
       problems.push({ variable: objects, rule: "not_bound" });
     }
+    if (options.problems) problems.push(...options.problems(given));
     verdict = problems.length === 0 ? { ok: true } : { ok: false, problems };
     if (!verdict.ok) {
       for (const line of describeProblems(verdict.problems)) {

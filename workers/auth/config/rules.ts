@@ -60,7 +60,8 @@ export type ConfigRule =
   | "loopback_only"
   | "malformed"
   | "not_organization_ids"
-  | "needs_secret";
+  | "needs_secret"
+  | "not_signing_keys";
 
 export interface ConfigProblem {
   variable: string;
@@ -84,6 +85,8 @@ export const RULE_TEXT: Readonly<Record<ConfigRule, string>> = {
     "is not a comma-separated list of label:token pairs (labels: a-z, 0-9, _ and -; each label and token once; `admin` is ADMIN_API_TOKEN's)",
   not_organization_ids: "is not a comma-separated list of organization ids (org_…)",
   needs_secret: "is set without SECURITY_EVENTS_WEBHOOK_SECRET: the deliveries could not be signed",
+  not_signing_keys:
+    "is not a JSON array of private EC P-256 signing keys (JWK: kty EC, crv P-256, x, y, d and a unique kid each)",
 };
 
 /** Why `value` is not an acceptable secret, or null when it is. */

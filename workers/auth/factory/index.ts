@@ -12,4 +12,5 @@ export type { AuthWorkerBindings, AuthWorkerOptions, AuthWorkerRoutes } from "..
 export { AUTH_RATE_LIMITS, type AuthRateLimit, type AuthRateLimits, type AuthRouteFamily } from "../limits";
 export { AuthService, type RpcSession } from "../rpc/auth-service";
 export type { SessionHooks } from "../session/config";
+export type { SsfTransmitterOptions } from "../ssf/transmitter";
 export { type AuthWorkerHandler, createAuthWorker } from "./create-auth-worker";
