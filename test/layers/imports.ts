@@ -83,6 +83,7 @@ export const ROOMS: Record<Layer, readonly string[]> = {
     "auth/admin",
     "auth/live",
     "auth/webhooks",
+    "auth/ssf/receiver",
     "auth/app",
     "auth/rpc",
     "auth/factory",

@@ -24,6 +24,7 @@ import {
 } from "../session/config";
 import { bindingSite } from "../session/device-binding/scope";
 import { deploymentPolicies } from "../session/policy";
+import { type ResolvedTransmitter, resolveSsfTransmitters, type SsfReceiverOptions } from "../ssf/receiver";
 
 /** Binding names in the worker's env. Defaults: `SESSIONS`, `USER_SESSIONS`, `RATE_LIMITER`, `ORGANIZATIONS`, `SECURITY_EVENTS`. */
 export interface AuthWorkerBindings {
@@ -122,6 +123,12 @@ export interface AuthWorkerOptions {
    * (the notices leave the user's session object). Default none.
    */
   apps?: Record<string, AppConnection>;
+  /**
+   * OpenID Shared Signals (issue 32). `ssf.transmitters`: upstream transmitters (an identity
+   * provider) whose pushed SETs `POST /ssf/events` accepts: `{ issuer, jwksUri | jwks, audience,
+   * issSubIssuer? }` each. Default none: the route is not registered.
+   */
+  ssf?: SsfReceiverOptions;
 }
 
 export interface ResolvedAuthWorkerOptions extends AuthWorkerOptions {
@@ -131,6 +138,8 @@ export interface ResolvedAuthWorkerOptions extends AuthWorkerOptions {
   routes: Required<AuthWorkerRoutes>;
   /** The apps, checked (none: empty). */
   apps: AppConnections;
+  /** `ssf.transmitters`, checked (none: empty, the receiver is off). */
+  ssfTransmitters: ResolvedTransmitter[];
 }
 
 export const DEFAULT_BINDINGS: Required<AuthWorkerBindings> = {
@@ -166,6 +175,12 @@ export function resolveAuthWorkerOptions(options: AuthWorkerOptions = {}): Resol
   const namedBindings = (Object.keys(options.bindings ?? {}) as (keyof AuthWorkerBindings)[]).filter(
     (key) => options.bindings?.[key] !== undefined,
   );
+  let ssfTransmitters: ResolvedTransmitter[];
+  try {
+    ssfTransmitters = resolveSsfTransmitters(options.ssf?.transmitters);
+  } catch (err) {
+    throw new TypeError(`createAuthWorker: ${(err as Error).message}`);
+  }
   if (options.redirectUrl !== undefined) {
     const problem = redirectUrlProblem(options.redirectUrl);
     if (problem === "not_a_url") throw new TypeError(`createAuthWorker: redirectUrl is not a URL`);
@@ -244,6 +259,7 @@ export function resolveAuthWorkerOptions(options: AuthWorkerOptions = {}): Resol
     namedBindings,
     routes: { ...ALL_ROUTES, ...options.routes },
     apps,
+    ssfTransmitters,
   };
 }
 
