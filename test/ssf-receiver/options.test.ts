@@ -50,3 +50,32 @@ describe("ssf.transmitters", () => {
     });
   }
 });
+
+describe("signal.received on the activity page", () => {
+  it("reads as the issuer, the event's name and what it came to (nothing else from the SET)", async () => {
+    const { describeEvent } = await import("../../workers/auth/account/activity-view");
+    const event = {
+      id: "e",
+      seq: 1,
+      userId: "u",
+      type: "signal.received" as const,
+      at: 0,
+      sessionId: null,
+      device: null,
+      ip: null,
+      location: null,
+      actor: null,
+      detail: {
+        issuer: "idp.example.test",
+        event: "https://schemas.openid.net/secevent/caep/event-type/session-revoked",
+        outcome: "revoked",
+      },
+    };
+    expect(describeEvent(event)).toBe(
+      "idp.example.test reported a security event (session revoked): sessions were signed out",
+    );
+    expect(describeEvent({ ...event, detail: { ...event.detail, event: "<script>", outcome: "x" } })).toBe(
+      "idp.example.test reported a security event (unknown): recorded",
+    );
+  });
+});

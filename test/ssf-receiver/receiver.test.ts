@@ -41,6 +41,11 @@ async function liveSessions(userId: string): Promise<string[]> {
   return (await manager().listSessions(userId)).map((s) => s.id).sort();
 }
 
+async function signals(userId: string) {
+  const { events } = await manager().timeline(userId);
+  return events.filter((e) => e.type === "signal.received").map((e) => e.detail);
+}
+
 async function revokedByProvider(userId: string) {
   const { events } = await manager().timeline(userId);
   return events.filter((e) => e.type === "session.revoked" && e.actor?.kind === "provider");
@@ -76,6 +81,10 @@ describe("acting on verified SETs", () => {
     const [entry] = await revokedByProvider(user);
     expect(entry?.actor).toEqual({ kind: "provider", label: "idp.example.test" });
     expect(entry?.sessionIds).toEqual([a]);
+    expect(await signals(user)).toEqual([
+      { issuer: "idp.example.test", event: SSF_EVENTS.sessionRevoked, outcome: "revoked" },
+    ]);
+    expect(await signals(bystander)).toEqual([]);
   });
 
   it("session-revoked about a user ends all of that user's sessions (iss_sub)", async () => {
@@ -149,6 +158,7 @@ describe("acting on verified SETs", () => {
     const type = "https://schemas.openid.net/secevent/caep/event-type/assurance-level-change";
     expect((await push(await makeSet({ [type]: {} }, { subId: byEmail(user) }))).status).toBe(202);
     expect(await liveSessions(user)).toEqual([kept]);
+    expect(await signals(user)).toEqual([{ issuer: "idp.example.test", event: type, outcome: "unknown_event" }]);
   });
 });
 
@@ -162,6 +172,7 @@ describe("refusing SETs (RFC 8935 §2.3, §2.4)", () => {
     const again = await push(set);
     await expectRefused(again, "invalid_request");
     expect((await liveSessions(user)).length).toBe(1);
+    expect((await signals(user)).map((d) => d.outcome).sort()).toEqual(["replayed", "revoked"]);
   });
 
   it("iat in the future beyond the skew, or older than the window, is refused", async () => {
@@ -183,6 +194,8 @@ describe("refusing SETs (RFC 8935 §2.3, §2.4)", () => {
     const set = await makeSet({ [SSF_EVENTS.accountDisabled]: {} }, { subId: byEmail(user), key: PRIVATE_KEYS.rogue });
     await expectRefused(await push(set), "authentication_failed");
     expect(await liveSessions(user)).toEqual([kept]);
+    // An unverified SET's claims are not trusted, so it writes on nobody's timeline.
+    expect(await signals(user)).toEqual([]);
   });
 
   it("an unknown kid is refused: invalid_key", async () => {

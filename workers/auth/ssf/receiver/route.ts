@@ -12,7 +12,7 @@ import { waitUntilOf } from "../../../../client-sdk/core/wait-until";
 import { routeLimiterFor } from "../../limits";
 import type { AuthEnv } from "../../provider";
 import { SessionManager } from "../../session/session-manager";
-import { actOn } from "./act";
+import { actOn, recordReplay } from "./act";
 import type { ResolvedTransmitter } from "./options";
 import { SeenTokens } from "./replay";
 import {
@@ -81,11 +81,12 @@ export function registerSsfReceiver<E extends AuthEnv>(
     }
     const { set, transmitter } = verified;
     const seen = new SeenTokens(env.SESSIONS, DEFAULT_MAX_AGE_SECONDS + 2 * DEFAULT_SKEW_SECONDS);
+    const sessions = app.container.resolve(SessionManager);
     if (await seen.seen(set.iss, set.jti)) {
       console.warn(`gatehouse: refused a replayed SET from ${transmitter.label}`);
+      await recordReplay(set, transmitter, sessions).catch(() => {});
       return pushError("invalid_request", 'The SET "jti" was already received');
     }
-    const sessions = app.container.resolve(SessionManager);
     try {
       const acted = await actOn(set, transmitter, sessions);
       for (const a of acted) console.info(`gatehouse: SET from ${transmitter.label}: ${a.event}: ${a.outcome}`);
