@@ -25,7 +25,9 @@ export interface RevocationActor {
  * The kinds of timeline events. `session.device_bound`: a session's browser registered a device key
  * (DBSC, `protocol/device-binding.ts`), so its cookie alone no longer signs in.
  * `session.device_refresh_failed`: a refresh proof for a bound session was refused (`detail.reason`,
- * a `DeviceRefreshFailure`).
+ * a `DeviceRefreshFailure`). `signal.received`: a verified Security Event Token about this person
+ * arrived from an upstream transmitter (`detail`: `issuer` host, `event` type URI, `outcome` a
+ * `SignalOutcome`); what it ended is its own `session.revoked`.
  */
 export type SecurityEventType =
   | "session.signed_in"
@@ -38,7 +40,22 @@ export type SecurityEventType =
   | "organization.sessions_ended"
   | "session.impersonated"
   | "session.device_bound"
-  | "session.device_refresh_failed";
+  | "session.device_refresh_failed"
+  | "signal.received";
+
+/**
+ * What a received shared signal came to (issue 32): `revoked` sessions ended; `no_session` nothing
+ * to end; `unknown_event` a type we do not act on; `verified` an SSF verification event;
+ * `replayed` a copy of one already received (refused).
+ */
+export type SignalOutcome = "revoked" | "no_session" | "unknown_event" | "verified" | "replayed";
+export const SIGNAL_OUTCOMES: readonly SignalOutcome[] = [
+  "revoked",
+  "no_session",
+  "unknown_event",
+  "verified",
+  "replayed",
+];
 
 /** One event of a user's timeline. `id` is stable (an idempotency key for webhook receivers). */
 export interface SecurityEvent {

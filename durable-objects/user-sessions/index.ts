@@ -26,8 +26,10 @@ import type {
   RevocationReceipt,
   SecurityEventDeliveries,
   SessionLocation,
+  SignalOutcome,
   TimelinePage,
 } from "../../client-sdk/protocol/security-record";
+import { SIGNAL_OUTCOMES } from "../../client-sdk/protocol/security-record";
 import { objectNow } from "../clock";
 import { runAlarm } from "./alarms";
 import type { AppConnections } from "./app-connections";
@@ -184,6 +186,17 @@ export class UserSessions extends Server<ServerEnv> {
   ): boolean {
     const known = DEVICE_REFRESH_FAILURES.includes(reason) ? reason : "malformed";
     return this.#features.record.deviceRefreshFailed(sessionId, seen, known);
+  }
+
+  /**
+   * Records a verified shared signal about this user (issue 32): `issuer` its host, `event` its type
+   * URI, `setId` a digest of its `iss` and `jti` (once per SET, event and outcome). Values are
+   * capped; an unknown outcome is refused (false).
+   */
+  recordSignal(issuer: string, event: string, outcome: SignalOutcome, setId: string): boolean {
+    if (!SIGNAL_OUTCOMES.includes(outcome)) return false;
+    const text = (value: unknown, max: number) => (typeof value === "string" ? value.slice(0, max) : "");
+    return this.#features.record.signal(text(issuer, 253), text(event, 256), outcome, text(setId, 128));
   }
 
   /** Records a rate-limit lockout of a request that carried this session, at most once per session and route family per 10 minutes. */

@@ -84,6 +84,7 @@ export const ROOMS: Record<Layer, readonly string[]> = {
     "auth/live",
     "auth/webhooks",
     "auth/ssf/transmitter",
+    "auth/ssf/receiver",
     "auth/app",
     "auth/rpc",
     "auth/factory",

@@ -38,6 +38,7 @@ export const PROJECTS: Readonly<Record<string, readonly string[]>> = {
   "test/security-record": ["test/security-record/wrangler.toml"],
   "test/sessions": ["test/sessions/wrangler.toml"],
   "test/ssf-transmitter": ["test/ssf-transmitter/wrangler.toml"],
+  "test/ssf-receiver": ["test/ssf-receiver/wrangler.toml"],
   "test/versioned-kv": ["test/versioned-kv/wrangler.toml"],
   "test/webhooks": ["test/webhooks/wrangler.toml"],
   "test/worker-factory": ["test/worker-factory/wrangler.toml"],

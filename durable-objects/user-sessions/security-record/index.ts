@@ -15,6 +15,7 @@ import type {
   SecurityEvent,
   SecurityEventDeliveries,
   SessionLocation,
+  SignalOutcome,
   TimelinePage,
 } from "../../../client-sdk/protocol/security-record";
 import { objectNow } from "../../clock";
@@ -166,6 +167,12 @@ export class SecurityRecord {
       detail: { alg },
     };
     return this.record(event) !== null;
+  }
+
+  /** A verified shared signal about this person (issue 32): once per SET, event type and outcome. */
+  signal(issuer: string, event: string, outcome: SignalOutcome, setId: string, at: number = objectNow()): boolean {
+    const dedupe = `signal:${setId}:${event}:${outcome}`;
+    return this.record({ type: "signal.received", at, dedupe, detail: { issuer, event, outcome } }) !== null;
   }
 
   /** A route limit's lockout of a request that carried this session, per route family. */

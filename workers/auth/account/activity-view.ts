@@ -92,11 +92,32 @@ export function describeEvent(event: SecurityEvent): string {
     }
     case "ratelimit.lockout":
       return `Too many requests (${String(detail(event, "family") ?? "limit")}): paused for ${String(detail(event, "retryAfter") ?? "?")} s`;
+    case "signal.received":
+      return `${String(detail(event, "issuer") ?? "An identity provider")} reported a security event (${signalName(detail(event, "event"))}): ${signalOutcome(detail(event, "outcome"))}`;
     case "organization.sessions_ended":
       return `Every session in ${String(detail(event, "organizationId") ?? "your organization")} was ended by ${describeActor(event.actor)}`;
     default:
       return String(event.type);
   }
+}
+
+/** The last segment of a CAEP/RISC event type URI ("session-revoked"), as a person reads it. */
+function signalName(type: string | number | boolean | null): string {
+  const name =
+    String(type ?? "")
+      .split("/")
+      .pop() ?? "";
+  return /^[a-z0-9-]{1,64}$/.test(name) ? name.replaceAll("-", " ") : "unknown";
+}
+
+/** What a shared signal came to, as a person reads it. */
+function signalOutcome(outcome: string | number | boolean | null): string {
+  if (outcome === "revoked") return "sessions were signed out";
+  if (outcome === "no_session") return "no session to sign out";
+  if (outcome === "unknown_event") return "not acted on";
+  if (outcome === "verified") return "a test of the connection";
+  if (outcome === "replayed") return "a repeated copy, refused";
+  return "recorded";
 }
 
 /** Why a browser skipped its device-proof refresh (`Secure-Session-Skipped`), as a person reads it. */

@@ -17,6 +17,7 @@ import { registerLivePages } from "../live/pages";
 import { registerLiveChannel } from "../live/route";
 import { errorPage } from "../pages";
 import { type AuthEnv, AuthServiceProvider, type AuthServiceProviderOptions } from "../provider";
+import { registerSsfReceiver } from "../ssf/receiver";
 import { registerSsfTransmitter } from "../ssf/transmitter";
 import { registerIdentityWebhook } from "../webhooks";
 import { registerApiRoutes } from "./api";
@@ -68,6 +69,8 @@ export function authApplication(rawEnv: AuthWorkerEnv): Application<AuthWorkerEn
     if (routes.account && registerAccountRoutes(built)) registerOrganizationConsole(built);
     if (routes.webhooks) registerIdentityWebhook(built);
     if (options.ssf) registerSsfTransmitter(built, options.ssf);
+    // Shared signals in (issue 32): only with `ssf.transmitters` configured.
+    registerSsfReceiver(built, options.ssfTransmitters);
     if (routes.home) registerHomePage(built);
     // An unknown path: a page with a way home for browsers, `not_found` JSON for API clients.
     // A browser's navigation gets a page with a way home; every other client the JSON it always got.

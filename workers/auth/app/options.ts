@@ -24,6 +24,7 @@ import {
 } from "../session/config";
 import { bindingSite } from "../session/device-binding/scope";
 import { deploymentPolicies } from "../session/policy";
+import { type ResolvedTransmitter, resolveSsfTransmitters, type SsfReceiverOptions } from "../ssf/receiver";
 import { checkSsfOptions, type ResolvedSsfTransmitterOptions, type SsfTransmitterOptions } from "../ssf/transmitter";
 
 /** Binding names in the worker's env. Defaults: `SESSIONS`, `USER_SESSIONS`, `RATE_LIMITER`, `ORGANIZATIONS`, `SECURITY_EVENTS`. */
@@ -124,12 +125,16 @@ export interface AuthWorkerOptions {
    */
   apps?: Record<string, AppConnection>;
   /**
-   * The OpenID Shared Signals transmitter (issue 32; foundation): publishes
-   * `/.well-known/ssf-configuration` and `/ssf/jwks.json`, and signs Security Event Tokens with the
-   * keys in the secret `signingKeys` names (default `SSF_SIGNING_KEYS`: a JSON array of private
-   * EC P-256 JWKs, the first signs, all are published). Default: off.
+   * OpenID Shared Signals (issue 32), both directions, each on its own:
+   * - as a transmitter (foundation): publishes `/.well-known/ssf-configuration` and `/ssf/jwks.json`
+   *   and signs Security Event Tokens with the keys in the secret `signingKeys` names (default
+   *   `SSF_SIGNING_KEYS`: a JSON array of private EC P-256 JWKs, the first signs, all are published).
+   *   On when `ssf` is given without `transmitters`, or with `issuer` or `signingKeys`.
+   * - as a receiver: `transmitters` are upstream transmitters (an identity provider) whose pushed SETs
+   *   `POST /ssf/events` accepts: `{ issuer, jwksUri | jwks, audience, issSubIssuer? }` each.
+   * Default: off.
    */
-  ssf?: SsfTransmitterOptions;
+  ssf?: SsfTransmitterOptions & SsfReceiverOptions;
 }
 
 export interface ResolvedAuthWorkerOptions extends Omit<AuthWorkerOptions, "ssf"> {
@@ -141,6 +146,8 @@ export interface ResolvedAuthWorkerOptions extends Omit<AuthWorkerOptions, "ssf"
   apps: AppConnections;
   /** The transmitter's options, checked (absent: off). */
   ssf?: ResolvedSsfTransmitterOptions;
+  /** `ssf.transmitters`, checked (none: empty, the receiver is off). */
+  ssfTransmitters: ResolvedTransmitter[];
 }
 
 export const DEFAULT_BINDINGS: Required<AuthWorkerBindings> = {
@@ -173,10 +180,25 @@ export function resolveAuthWorkerOptions(options: AuthWorkerOptions = {}): Resol
   const twice = names.find((name, i) => names.indexOf(name) !== i);
   if (twice) throw new TypeError(`createAuthWorker: bindings name ${twice} for two roles; each needs its own binding`);
   const apps = options.apps === undefined ? {} : checkApps(options.apps, "createAuthWorker: apps", names);
-  const ssf = options.ssf === undefined ? undefined : checkSsfOptions(options.ssf);
+  // The transmitter is on with `ssf` alone, or named (`issuer`, `signingKeys`); `transmitters` alone is the receiver only.
+  const given = options.ssf;
+  const transmitting =
+    given !== undefined &&
+    (given === null ||
+      typeof given !== "object" ||
+      given.transmitters === undefined ||
+      given.issuer !== undefined ||
+      given.signingKeys !== undefined);
+  const ssf = transmitting ? checkSsfOptions(given as SsfTransmitterOptions) : undefined;
   const namedBindings = (Object.keys(options.bindings ?? {}) as (keyof AuthWorkerBindings)[]).filter(
     (key) => options.bindings?.[key] !== undefined,
   );
+  let ssfTransmitters: ResolvedTransmitter[];
+  try {
+    ssfTransmitters = resolveSsfTransmitters(options.ssf?.transmitters);
+  } catch (err) {
+    throw new TypeError(`createAuthWorker: ${(err as Error).message}`);
+  }
   if (options.redirectUrl !== undefined) {
     const problem = redirectUrlProblem(options.redirectUrl);
     if (problem === "not_a_url") throw new TypeError(`createAuthWorker: redirectUrl is not a URL`);
@@ -257,6 +279,7 @@ export function resolveAuthWorkerOptions(options: AuthWorkerOptions = {}): Resol
     routes: { ...ALL_ROUTES, ...options.routes },
     apps,
     ...(ssf ? { ssf } : {}),
+    ssfTransmitters,
   };
 }
 

@@ -13,6 +13,7 @@ import type {
   RevocationReceipt,
   SecurityEventDeliveries,
   SessionLocation,
+  SignalOutcome,
   TimelinePage,
 } from "../../../client-sdk/protocol/security-record";
 import { organizationReceiptOwner } from "../../../durable-objects/organization-sessions";
@@ -94,6 +95,17 @@ export class SecurityRecord {
     ip?: string,
   ): Promise<void> {
     await this.#objects?.recordLockout(userId, sessionId, family, retryAfterSeconds, ip);
+  }
+
+  /** A verified shared signal about this user (issue 32, `SignalOutcome`), on their timeline; a no-op without the objects. */
+  async recordSignal(
+    userId: string,
+    issuer: string,
+    event: string,
+    outcome: SignalOutcome,
+    setId: string,
+  ): Promise<void> {
+    await this.#objects?.recordSignal(userId, issuer, event, outcome, setId);
   }
 
   /** A rate limit refused this request: when it carries a session still in KV, tell its user's timeline. */

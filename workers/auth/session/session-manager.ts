@@ -14,6 +14,7 @@ import type {
   KnownDevice,
   RevocationReceipt as Receipt,
   SecurityEventDeliveries,
+  SignalOutcome,
   TimelinePage,
 } from "../../../client-sdk/protocol/security-record";
 import type { RevocationResult as Revoked, SessionInfo } from "../../../durable-objects/user-sessions";
@@ -201,6 +202,11 @@ export class SessionManager {
   /** Tells the user's timeline that a request carrying this session was locked out by a rate limit. */
   async recordLockout(session: ResolvedSession, family: string, retryAfterSeconds: number, ip?: string): Promise<void> {
     return this.#doors.record.recordLockout(session.record.userId, session.sessionId, family, retryAfterSeconds, ip);
+  }
+
+  /** A verified shared signal about this user arrived (issue 32): on their timeline (never thrown). */
+  recordSignal(userId: string, issuer: string, event: string, outcome: SignalOutcome, setId: string): Promise<void> {
+    return this.#doors.record.recordSignal(userId, issuer, event, outcome, setId);
   }
 
   /** A rate limit refused this request: tells its session's timeline, if any (throttled; never slides the session). */

@@ -20,6 +20,7 @@ import type {
   RevocationReceipt,
   SecurityEventDeliveries,
   SessionLocation,
+  SignalOutcome,
   TimelinePage,
 } from "../../../client-sdk/protocol/security-record";
 import type {
@@ -180,6 +181,11 @@ export class SessionObjects {
     return this.#tellTimeline(userId, "a rate-limit lockout", (stub) =>
       stub.recordLockout(sessionId, family, retryAfter, ip),
     );
+  }
+
+  /** Tells the user's timeline a verified shared signal arrived (issue 32); failures are logged, never thrown. */
+  recordSignal(userId: string, issuer: string, event: string, outcome: SignalOutcome, setId: string): Promise<void> {
+    return this.#tellTimeline(userId, "a shared signal", (stub) => stub.recordSignal(issuer, event, outcome, setId));
   }
 
   /** One write to the user's timeline on behalf of a request it must never fail: a failure is logged and dropped. */
