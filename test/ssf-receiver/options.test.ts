@@ -79,3 +79,19 @@ describe("signal.received on the activity page", () => {
     );
   });
 });
+
+describe("ssf: the two directions side by side", () => {
+  it("transmitters alone is the receiver only; ssf alone, or naming issuer or signingKeys, is the transmitter too", () => {
+    const receiverOnly = resolveAuthWorkerOptions({ ssf: { transmitters: [good] } });
+    expect(receiverOnly.ssf).toBeUndefined();
+    expect(receiverOnly.ssfTransmitters).toHaveLength(1);
+    expect(resolveAuthWorkerOptions({ ssf: {} }).ssf).toEqual({ signingKeys: "SSF_SIGNING_KEYS" });
+    const both = resolveAuthWorkerOptions({ ssf: { transmitters: [good], signingKeys: "SSF_KEYS" } });
+    expect(both.ssf).toEqual({ signingKeys: "SSF_KEYS" });
+    expect(both.ssfTransmitters).toHaveLength(1);
+    expect(
+      resolveAuthWorkerOptions({ ssf: { transmitters: [good], issuer: "https://auth.example.test" } }).ssf,
+    ).toEqual({ issuer: "https://auth.example.test", signingKeys: "SSF_SIGNING_KEYS" });
+    expect(resolveAuthWorkerOptions({}).ssf).toBeUndefined();
+  });
+});
