@@ -10,6 +10,7 @@
  * (`session.device_bound`) through the callback features.ts hands in; it records nothing itself.
  */
 import { sha256Hex } from "../../client-sdk/core/digest";
+import { defaultRandom, type RandomSource, randomToken } from "../../client-sdk/core/encoding";
 import type {
   BoundKey,
   ChallengePurpose,
@@ -25,15 +26,6 @@ export const MAX_CHALLENGES_PER_SESSION = 3;
 /** Bytes of randomness per challenge (256 bits; the spec asks for at least 128). */
 const CHALLENGE_BYTES = 32;
 
-type Random = (bytes: Uint8Array<ArrayBuffer>) => Uint8Array<ArrayBuffer>;
-
-function base64url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes))
-    .replaceAll("+", "-")
-    .replaceAll("/", "_")
-    .replace(/=+$/, "");
-}
-
 /**
  * A new challenge for `sessionId` (or a pending registration's id), valid `CHALLENGE_TTL_MS`.
  * Older live ones of the same session and purpose stay, up to `MAX_CHALLENGES_PER_SESSION`.
@@ -42,10 +34,10 @@ export async function issueChallenge(
   sql: SqlStorage,
   sessionId: string,
   purpose: ChallengePurpose,
-  random: Random = (bytes) => crypto.getRandomValues(bytes),
+  random: RandomSource = defaultRandom,
 ): Promise<{ challenge: string; expiresAt: number }> {
   const now = objectNow();
-  const challenge = base64url(random(new Uint8Array(CHALLENGE_BYTES)));
+  const challenge = randomToken(CHALLENGE_BYTES, random);
   const hash = await sha256Hex(challenge);
   const expiresAt = now + CHALLENGE_TTL_MS;
   sql.exec("DELETE FROM binding_challenges WHERE expires_at <= ?", now);

@@ -9,23 +9,16 @@
  * without a valid one never reaches this object. Storage only (table `live_tickets`, schema.ts).
  */
 import { sha256Hex } from "../../../client-sdk/core/digest";
+import { randomToken } from "../../../client-sdk/core/encoding";
 
 /** How long a minted ticket can be used. */
 export const TICKET_TTL_MS = 2 * 60 * 1000;
 /** Tickets an object keeps at most (each page render mints one; expired ones go first). */
 const MAX_TICKETS = 1_000;
 
-function randomTicket(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes))
-    .replaceAll("+", "-")
-    .replaceAll("/", "_")
-    .replace(/=+$/, "");
-}
-
 /** A new ticket for `sessionId`, valid until `now + TICKET_TTL_MS`. */
 export async function mintTicket(sql: SqlStorage, sessionId: string, now: number): Promise<string> {
-  const ticket = randomTicket();
+  const ticket = randomToken(32);
   const hash = await sha256Hex(ticket);
   sql.exec("DELETE FROM live_tickets WHERE expires_at <= ?", now);
   sql.exec(

@@ -6,20 +6,12 @@
  */
 
 import { sha256Hex } from "../../../client-sdk/core/digest";
+import { base64url, defaultRandom, type RandomSource, randomToken } from "../../../client-sdk/core/encoding";
+
+export { base64url, defaultRandom, type RandomSource, randomToken };
 
 const encoder = new TextEncoder();
 const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-/** A source of random bytes; injectable so tests can be deterministic. */
-export type RandomSource = (bytes: Uint8Array<ArrayBuffer>) => Uint8Array<ArrayBuffer>;
-export const defaultRandom: RandomSource = (bytes) => crypto.getRandomValues(bytes);
-
-export function base64url(bytes: ArrayBuffer | Uint8Array): string {
-  const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
-  let binary = "";
-  for (const b of view) binary += String.fromCharCode(b);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
 
 export function fromBase64url(text: string): Uint8Array<ArrayBuffer> | null {
   if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
@@ -34,9 +26,6 @@ export function fromBase64url(text: string): Uint8Array<ArrayBuffer> | null {
 }
 
 /** `length` random bytes, base64url-encoded. 32 bytes = 256 bits. */
-export function randomToken(length = 32, random: RandomSource = defaultRandom): string {
-  return base64url(random(new Uint8Array(length)));
-}
 
 export { sha256Hex };
 
