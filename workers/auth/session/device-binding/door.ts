@@ -159,9 +159,9 @@ export class DeviceBinding {
     if (!id.ok || !isSessionId(id.value)) return jsonError(400, "invalid_request", "No session identifier", NO_STORE);
     const sessionId = id.value;
     const record = await this.#liveRecord(sessionId);
-    const userId = record?.userId ?? null;
-    const key = userId === null ? null : await this.#objects().boundKey(userId, sessionId);
-    if (userId === null || !key) return Response.json(endSessionConfig(sessionId), { headers: NO_STORE });
+    const key = record && (await this.#objects().boundKey(record.userId, sessionId));
+    if (!record || !key) return Response.json(endSessionConfig(sessionId), { headers: NO_STORE });
+    const { userId } = record;
     // The session's own browser sends its session cookie with the refresh. Anyone else who knows the
     // public id gets no challenge (it would evict the owner's live ones) and writes no timeline entry.
     const own =
@@ -175,7 +175,7 @@ export class DeviceBinding {
       });
       if (proof.ok) {
         // A KV record that lost its flag to a racing write gets it back here, within a cookie's lifetime.
-        if (!record?.bound) await this.#flagBound(sessionId);
+        if (!record.bound) await this.#flagBound(sessionId, record);
         return this.#instructions(sessionId);
       }
       if (own) await this.#refreshFailed(request, userId, sessionId, proof.reason);
@@ -234,9 +234,10 @@ export class DeviceBinding {
    * mode) asks for the bound cookie. Best effort: a failed write (KV's one write per second per key)
    * is healed by the next successful refresh, and strict mode asks the object anyway.
    */
-  async #flagBound(sessionId: string): Promise<void> {
+  async #flagBound(sessionId: string, known?: SessionRecord): Promise<void> {
     try {
-      const record = await this.#liveRecord(sessionId);
+      // The refresh read the record a moment ago; registration reads it here (its resolve does not hand it on).
+      const record = known ?? (await this.#liveRecord(sessionId));
       if (record && !record.bound) await this.#parts.store.put({ ...record, bound: true });
     } catch (err) {
       console.warn("gatehouse: could not flag a bound session in KV", err instanceof Error ? err.name : "");
