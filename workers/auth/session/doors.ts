@@ -59,6 +59,7 @@ export function sessionDoors(
         userId: session.user.id,
         createdAt: record.createdAt,
         requirement: record.bindingRequired ?? null,
+        bound: record.bound === true,
       };
     },
     meta: (request) => requestMeta(request, config.location),

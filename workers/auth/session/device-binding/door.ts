@@ -44,6 +44,8 @@ export interface BindingSession {
   createdAt?: number;
   /** Why the session must bind (its record's `bindingRequired`), when it must. */
   requirement?: BindingRequirement | null;
+  /** Whether a key is bound (as the resolve found it: the object's word in strict mode, the KV flag in eventual). */
+  bound?: boolean;
 }
 
 /** Where a browser's session stands with a role that must bind (the page `/auth/device-binding`). */
@@ -115,9 +117,10 @@ export class DeviceBinding {
    * presumed to be the browser that signed in, and the person signs in again to bind.
    */
   async status(cookieHeader: string | null): Promise<BindingStatus> {
-    if (await this.#parts.resolve(cookieHeader, false)) return { state: "ready" };
-    const session = this.enabled ? await this.#parts.resolve(cookieHeader, true) : null;
-    if (!session?.requirement) return { state: "signed_out" };
+    // One resolve that lets a pending session through: bound (or not required) is ready as usual.
+    const session = await this.#parts.resolve(cookieHeader, true);
+    if (!session) return { state: "signed_out" };
+    if (!session.requirement || session.bound) return { state: "ready" };
     const open = this.#parts.config.clock() - (session.createdAt ?? 0) < REGISTRATION_WINDOW_MS;
     const registration = open ? await this.registrationHeader(session).catch(() => null) : null;
     return { state: "pending", requirement: session.requirement, createdAt: session.createdAt ?? 0, registration };
