@@ -1,6 +1,6 @@
 /**
  * @module
- * Replayed SETs (`jti`): KV `ssf:jti:<SHA-256 hex of iss + NUL + jti>` → "1", expiring after the
+ * Replayed SETs (`jti`): KV `ssf:jti:<SHA-256 hex of JSON [iss, jti]>` → "1", expiring after the
  * `iat` window (at least KV's 60-second floor), so a copy is refused while its `iat` would still
  * pass. KV, not an object: acting on a SET is idempotent (ending ended sessions ends nothing), so
  * the rare copy that slips past KV's eventual consistency between locations does no harm, and a
@@ -36,5 +36,6 @@ export class SeenTokens {
 }
 
 async function keyOf(iss: string, jti: string): Promise<string> {
-  return `${PREFIX}${await sha256Hex(`${iss}\u0000${jti}`)}`;
+  // JSON of the pair, not `iss + NUL + jti`: a jti carrying NUL must not re-split into another issuer's.
+  return `${PREFIX}${await sha256Hex(JSON.stringify([iss, jti]))}`;
 }
