@@ -8,6 +8,7 @@
 
 export { OrganizationSessions } from "./organization-sessions";
 export { RateLimiterDO } from "./rate-limiter";
+export { SsfStreams } from "./ssf-streams";
 export {
   type AppConnection,
   type AppConnections,

@@ -103,7 +103,8 @@ export interface KnownDevice {
  * Where a user's security events are delivered: the host's Queue, its signed webhook, or a named
  * app's revocation receiver (`app:<name>`, the `apps` option: only the notices of ended sessions).
  */
-export type SecurityEventDestination = "queue" | "webhook" | `app:${string}`;
+/** `ssf`: the hand-off to the shared-signals streams object (it then delivers to each stream). */
+export type SecurityEventDestination = "queue" | "webhook" | "ssf" | `app:${string}`;
 
 /** How one delivery attempt went: `dropped` is a failure after the last retry. */
 export type DeliveryOutcome = "delivered" | "failed" | "dropped";

@@ -15,6 +15,7 @@ export const SSF_EVENTS = {
   accountPurged: "https://schemas.openid.net/secevent/risc/event-type/account-purged",
   credentialCompromise: "https://schemas.openid.net/secevent/risc/event-type/credential-compromise",
   verification: "https://schemas.openid.net/secevent/ssf/event-type/verification",
+  streamUpdated: "https://schemas.openid.net/secevent/ssf/event-type/stream-updated",
 } as const;
 export type SsfEventType = (typeof SSF_EVENTS)[keyof typeof SSF_EVENTS];
 
@@ -37,4 +38,58 @@ export interface SecurityEventToken {
   sub_id: SubjectIdentifier;
   txn?: string;
   events: Record<string, Record<string, unknown>>;
+}
+
+/** RFC 8935: push delivery, the one method our streams use. */
+export const PUSH_DELIVERY = "urn:ietf:rfc:8935";
+/** RFC 8936: poll delivery (not offered: a create without `delivery` is refused). */
+export const POLL_DELIVERY = "urn:ietf:rfc:8936";
+
+/** SSF 1.0 §8.1.2: a stream's status. */
+export type StreamStatusValue = "enabled" | "paused" | "disabled";
+
+/** SSF 1.0 §8.1.1: a stream's configuration as the management API shows it. */
+export interface StreamConfiguration {
+  stream_id: string;
+  iss: string;
+  aud: string;
+  events_supported: string[];
+  events_requested: string[];
+  events_delivered: string[];
+  delivery: { method: typeof PUSH_DELIVERY; endpoint_url: string };
+  min_verification_interval: number;
+  description?: string;
+}
+
+/** SSF 1.0 §8.1.2: a stream's status as the management API shows it. */
+export interface StreamStatus {
+  stream_id: string;
+  status: StreamStatusValue;
+  reason?: string;
+}
+
+/** How one push of a SET went (the stream's delivery log): `refused` is a 400 the receiver will not take again. */
+export type StreamDeliveryOutcome = "delivered" | "failed" | "dropped" | "refused";
+
+/** One attempt in a stream's delivery log (an operator's view: no SET, no subject). */
+export interface StreamDeliveryAttempt {
+  streamId: string;
+  jti: string;
+  eventType: string;
+  at: number;
+  outcome: StreamDeliveryOutcome;
+  attempt: number;
+  /** The receiver's HTTP status, or null when no answer came (network error, timeout). */
+  status: number | null;
+  /** RFC 8935 §2.4 `err` of a 400, when the receiver gave one. */
+  err: string | null;
+}
+
+/** A stream as an operator sees it: its receiver, configuration, status, what is pending and the recent attempts. */
+export interface StreamOverview {
+  receiver: string;
+  configuration: StreamConfiguration;
+  status: StreamStatus;
+  pending: number;
+  recent: StreamDeliveryAttempt[];
 }

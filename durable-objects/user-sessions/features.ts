@@ -44,6 +44,8 @@ export interface FeatureSettings {
   refreshTokens: TokenRefresher | null;
   /** The apps told of ended sessions (app-connections/), checked when set. */
   apps: AppConnections;
+  /** The shared-signals streams object's binding, or null (no streams). */
+  ssfStreamsBinding: string | null;
 }
 
 export function buildFeatures(
@@ -71,7 +73,10 @@ export function buildFeatures(
     waitUntil: (work) => ctx.waitUntil(work),
   };
   const apps = checkApps(settings.apps, "UserSessions.apps");
-  const record = new SecurityRecord(object, destinationsOf(env, settings.securityEventsQueue, apps));
+  const record = new SecurityRecord(
+    object,
+    destinationsOf(env, settings.securityEventsQueue, apps, settings.ssfStreamsBinding),
+  );
   const lifecycle = new Lifecycle(object, {
     record,
     batch: batchSetting(env.GATEHOUSE_REVOCATION_BATCH, DEFAULT_REVOCATION_BATCH),

@@ -94,6 +94,11 @@ export class UserSessions extends Server<ServerEnv> {
    * binding to each app's `GatehouseRevocations` entrypoint. Default none. Checked when an object starts.
    */
   static apps: AppConnections = {};
+  /**
+   * The binding of the shared-signals streams object (`SsfStreams`), or null: no streams. Set by
+   * `createAuthWorker({ ssf: { receivers } })`; the events that can become SETs are handed to it.
+   */
+  static ssfStreamsBinding: string | null = null;
 
   /** The features this class composes (features.ts): never reachable over RPC. */
   readonly #features: Features;

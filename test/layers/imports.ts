@@ -61,7 +61,15 @@ export const ROOMS: Record<Layer, readonly string[]> = {
     "index.ts",
     "entries",
   ],
-  "durable-objects": ["clock.ts", "rate-limiter", "container", "user-sessions", "organization-sessions", "index.ts"],
+  "durable-objects": [
+    "clock.ts",
+    "rate-limiter",
+    "container",
+    "ssf-streams",
+    "user-sessions",
+    "organization-sessions",
+    "index.ts",
+  ],
   workers: [
     "auth/types",
     "auth/ids.ts",

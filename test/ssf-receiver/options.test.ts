@@ -85,13 +85,29 @@ describe("ssf: the two directions side by side", () => {
     const receiverOnly = resolveAuthWorkerOptions({ ssf: { transmitters: [good] } });
     expect(receiverOnly.ssf).toBeUndefined();
     expect(receiverOnly.ssfTransmitters).toHaveLength(1);
-    expect(resolveAuthWorkerOptions({ ssf: {} }).ssf).toEqual({ signingKeys: "SSF_SIGNING_KEYS" });
+    expect(resolveAuthWorkerOptions({ ssf: {} }).ssf).toEqual({ signingKeys: "SSF_SIGNING_KEYS", receivers: [] });
     const both = resolveAuthWorkerOptions({ ssf: { transmitters: [good], signingKeys: "SSF_KEYS" } });
-    expect(both.ssf).toEqual({ signingKeys: "SSF_KEYS" });
+    expect(both.ssf).toEqual({ signingKeys: "SSF_KEYS", receivers: [] });
     expect(both.ssfTransmitters).toHaveLength(1);
     expect(
       resolveAuthWorkerOptions({ ssf: { transmitters: [good], issuer: "https://auth.example.test" } }).ssf,
-    ).toEqual({ issuer: "https://auth.example.test", signingKeys: "SSF_SIGNING_KEYS" });
+    ).toEqual({ issuer: "https://auth.example.test", signingKeys: "SSF_SIGNING_KEYS", receivers: [] });
+    // Naming receivers turns the transmitter on too (stream management needs the keys).
+    const streams = resolveAuthWorkerOptions({
+      ssf: {
+        transmitters: [good],
+        receivers: { siem: { token: "SSF_TOKEN_SIEM", endpoints: ["https://siem.example"] } },
+      },
+    });
+    expect(streams.ssf?.receivers).toEqual([
+      {
+        name: "siem",
+        tokenVariable: "SSF_TOKEN_SIEM",
+        audience: "https://siem.example",
+        endpoints: ["https://siem.example"],
+        maxStreams: 3,
+      },
+    ]);
     expect(resolveAuthWorkerOptions({}).ssf).toBeUndefined();
   });
 });

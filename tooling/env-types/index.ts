@@ -37,6 +37,7 @@ export const PROJECTS: Readonly<Record<string, readonly string[]>> = {
   "test/security": ["test/security/wrangler.toml"],
   "test/security-record": ["test/security-record/wrangler.toml"],
   "test/sessions": ["test/sessions/wrangler.toml"],
+  "test/ssf-streams": ["test/ssf-streams/wrangler.toml"],
   "test/ssf-transmitter": ["test/ssf-transmitter/wrangler.toml"],
   "test/ssf-receiver": ["test/ssf-receiver/wrangler.toml"],
   "test/versioned-kv": ["test/versioned-kv/wrangler.toml"],

@@ -10,4 +10,4 @@ import { createAuthWorker } from "./factory";
 
 export default createAuthWorker({ apps: { example: { binding: "APP_EXAMPLE" } } });
 export type { AuthWorkerEnv } from "./app";
-export { AuthService, OrganizationSessions, RateLimiterDO, UserSessions } from "./factory";
+export { AuthService, OrganizationSessions, RateLimiterDO, SsfStreams, UserSessions } from "./factory";

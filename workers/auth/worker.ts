@@ -7,5 +7,5 @@ import { createAuthWorker } from "./factory";
 
 export default createAuthWorker();
 export type { AuthWorkerEnv } from "./app";
-export { AuthService, OrganizationSessions, RateLimiterDO, UserSessions } from "./factory";
+export { AuthService, OrganizationSessions, RateLimiterDO, SsfStreams, UserSessions } from "./factory";
 export type { RpcSession } from "./rpc/auth-service";

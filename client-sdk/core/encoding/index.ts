@@ -20,3 +20,16 @@ export function base64url(bytes: ArrayBuffer | Uint8Array): string {
 export function randomToken(length = 32, random: RandomSource = defaultRandom): string {
   return base64url(random(new Uint8Array(length)));
 }
+
+/** base64url text (padding not accepted) as bytes, or null when it is not base64url. */
+export function fromBase64url(text: string): Uint8Array<ArrayBuffer> | null {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
+  try {
+    const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
+    const out = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+    return out;
+  } catch {
+    return null;
+  }
+}

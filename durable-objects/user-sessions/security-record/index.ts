@@ -19,6 +19,7 @@ import type {
   TimelinePage,
 } from "../../../client-sdk/protocol/security-record";
 import { objectNow } from "../../clock";
+import { SSF_STREAMS_OBJECT, type SsfStreams } from "../../ssf-streams";
 import { type AppConnections, receiverOf } from "../app-connections";
 import type { SessionObject } from "../context";
 import { stateOf } from "../live";
@@ -307,21 +308,35 @@ export class SecurityRecord {
 
 /**
  * Where this object's security events go: the Queue if bound, the webhook if its URL and secret are
- * set, and every named app (its receiver, or null while its binding is missing: then retried).
+ * set, every named app (its receiver, or null while its binding is missing: then retried), and the
+ * shared-signals streams object when streams are configured.
  */
 export function destinationsOf(
   env: Readonly<Record<string, unknown>>,
   queueBinding: string,
   apps: AppConnections = {},
+  ssfStreamsBinding: string | null = null,
 ): Destinations {
   const queue = env[queueBinding];
+  const streams = ssfStreamsBinding === null ? undefined : env[ssfStreamsBinding];
   const url = env.SECURITY_EVENTS_WEBHOOK_URL;
   const secret = env.SECURITY_EVENTS_WEBHOOK_SECRET;
   return {
     queue: queue && typeof (queue as Queue).sendBatch === "function" ? (queue as Queue<never>) : null,
     webhook: typeof url === "string" && url && typeof secret === "string" && secret ? { url, secret } : null,
     apps: Object.entries(apps).map(([name, { binding }]) => ({ name, binding, receiver: receiverOf(env, binding) })),
+    // Configured but not bound: the hand-off fails and is retried (seen in the log), never skipped.
+    ssf:
+      ssfStreamsBinding === null
+        ? null
+        : {
+            streams: () => (isNamespace(streams) ? streams.get(streams.idFromName(SSF_STREAMS_OBJECT)) : null),
+          },
   };
+}
+
+function isNamespace(value: unknown): value is DurableObjectNamespace<SsfStreams> {
+  return typeof (value as DurableObjectNamespace | undefined)?.idFromName === "function";
 }
 
 /** A page size an operator may ask for: a whole number from 1 to 100 (anything else: 20). */

@@ -21,6 +21,7 @@ import {
   SECURITY_EVENT_SIGNATURE_HEADER,
   signSecurityEvent,
 } from "../../../client-sdk/security-events";
+import { concernsStreams, type SsfStreams } from "../../ssf-streams";
 import {
   APP_LEASE_MS,
   type AppDelivery,
@@ -43,6 +44,12 @@ export interface Destinations {
   webhook: { url: string; secret: string } | null;
   /** The named apps (`apps` option), each hearing only of ended sessions. */
   apps: readonly AppDelivery[];
+  /**
+   * The shared-signals streams object (null: no streams configured): hears of the events that can
+   * become SETs (`concernsStreams`) and turns them into each stream's SETs. `streams()` is null
+   * while its binding is missing (then the hand-off fails and is retried).
+   */
+  ssf: { streams: () => DurableObjectStub<SsfStreams> | null } | null;
 }
 
 type Destination = SecurityEventDestination;
@@ -63,6 +70,7 @@ export function enqueueDeliveries(
   now: number,
 ): boolean {
   for (const destination of configured(destinations, "host")) {
+    if (destination === "ssf" && !concernsStreams(event)) continue;
     sql.exec("INSERT OR IGNORE INTO outbox (seq, destination, next_at) VALUES (?, ?, ?)", seq, destination, event.at);
   }
   if (!concernsApps(event)) return false;
@@ -195,6 +203,7 @@ function send(
   if (destination === "queue") return sendToQueue(destinations.queue!, events);
   if (destination === "webhook")
     return Promise.all(events.map((e) => sendToWebhook(destinations.webhook!, e, fetcher)));
+  if (destination === "ssf") return sendToStreams(destinations.ssf!, events);
   const app = destinations.apps.find((a) => appDestination(a.name) === destination)!;
   return Promise.all(
     events.map((event) =>
@@ -304,7 +313,26 @@ export function listDeliveries(sql: SqlStorage, userId: string, limit: number): 
 /** The configured destinations of `kind`: the host's Queue and webhook, or one `app:<name>` per app. */
 function configured(destinations: Destinations, kind: DeliveryKind): Destination[] {
   if (kind === "apps") return destinations.apps.map((app) => appDestination(app.name));
-  return [...(destinations.queue ? (["queue"] as const) : []), ...(destinations.webhook ? (["webhook"] as const) : [])];
+  return [
+    ...(destinations.queue ? (["queue"] as const) : []),
+    ...(destinations.webhook ? (["webhook"] as const) : []),
+    ...(destinations.ssf ? (["ssf"] as const) : []),
+  ];
+}
+
+/** One hand-off of a batch to the streams object: all taken or none (it queues each SET once by `jti`). */
+async function sendToStreams(ssf: NonNullable<Destinations["ssf"]>, events: SecurityEvent[]): Promise<boolean[]> {
+  try {
+    const streams = ssf.streams();
+    if (!streams) throw new Error("the SsfStreams binding is missing");
+    await streams.publish(events);
+    return events.map(() => true);
+  } catch (err) {
+    console.error(
+      `gatehouse: ssf: the streams object did not take security events: ${err instanceof Error ? err.message : "error"}`,
+    );
+    return events.map(() => false);
+  }
 }
 
 /** One batch to the queue: all delivered or none (a Queue batch is accepted whole). */

@@ -8,9 +8,10 @@
  * It must run at module top level (a Durable Object isolate runs the module too).
  */
 import { OrganizationSessions } from "../../../durable-objects/organization-sessions";
+import { SsfStreams } from "../../../durable-objects/ssf-streams";
 import { UserSessions } from "../../../durable-objects/user-sessions";
 import { assertConfigured, type ConfigCheck, configVerdict } from "../config";
-import { signingKeysProblems } from "../ssf/transmitter";
+import { receiverTokenProblems, signingKeysProblems } from "../ssf/transmitter";
 import {
   type AuthWorkerOptions,
   DEFAULT_BINDINGS,
@@ -37,6 +38,10 @@ export function configureAuthWorker(options: AuthWorkerOptions = {}): ResolvedAu
   UserSessions.securityEventsQueue = resolved.bindings.securityEvents;
   UserSessions.retentionMs = retentionMs;
   UserSessions.apps = resolved.apps;
+  // Streams exist only with receivers to manage them: then the users' objects hand their events over.
+  const streams = (resolved.ssf?.receivers.length ?? 0) > 0;
+  UserSessions.ssfStreamsBinding = streams ? resolved.bindings.ssfStreams : null;
+  SsfStreams.signingKeys = resolved.ssf?.signingKeys ?? SsfStreams.signingKeys;
   OrganizationSessions.sessionsBinding = resolved.bindings.sessions;
   OrganizationSessions.userSessionsBinding = resolved.bindings.userSessions;
   OrganizationSessions.retentionMs = retentionMs;
@@ -63,15 +68,28 @@ function checkedOptions() {
   return {
     sessionsBinding: bindings.sessions,
     // The Queue is checked by its own shape (a missing one only means no queue delivery).
-    requiredBindings: namedBindings
-      .filter((key) => key !== "sessions" && key !== "securityEvents")
-      .map((key) => bindings[key]),
+    requiredBindings: [
+      ...namedBindings.filter((key) => key !== "sessions" && key !== "securityEvents").map((key) => bindings[key]),
+      // Stream management keeps its streams in the SsfStreams object: without it nothing could be sent.
+      ...(ssf && ssf.receivers.length > 0 && !namedBindings.includes("ssfStreams") ? [bindings.ssfStreams] : []),
+    ],
     ...(redirectUrl ? { redirectUrl } : {}),
     ...(revocation ? { revocation } : {}),
     userSessionsBinding: bindings.userSessions,
     serviceBindings: Object.values(apps).map((app) => app.binding),
     // With ssf configured, its signing keys are part of the start-up check: a bad key fails closed.
-    ...(ssf ? { problems: (env: object) => signingKeysProblems(env, ssf.signingKeys) } : {}),
+    // and so does each stream receiver's bearer token (required, and a real secret).
+    ...(ssf
+      ? {
+          problems: (env: object) => [
+            ...signingKeysProblems(env, ssf.signingKeys),
+            ...receiverTokenProblems(
+              env,
+              ssf.receivers.map((r) => r.tokenVariable),
+            ),
+          ],
+        }
+      : {}),
   };
 }
 

@@ -27,7 +27,10 @@ import { deploymentPolicies } from "../session/policy";
 import { type ResolvedTransmitter, resolveSsfTransmitters, type SsfReceiverOptions } from "../ssf/receiver";
 import { checkSsfOptions, type ResolvedSsfTransmitterOptions, type SsfTransmitterOptions } from "../ssf/transmitter";
 
-/** Binding names in the worker's env. Defaults: `SESSIONS`, `USER_SESSIONS`, `RATE_LIMITER`, `ORGANIZATIONS`, `SECURITY_EVENTS`. */
+/**
+ * Binding names in the worker's env. Defaults: `SESSIONS`, `USER_SESSIONS`, `RATE_LIMITER`,
+ * `ORGANIZATIONS`, `SECURITY_EVENTS`, `SSF_STREAMS`.
+ */
 export interface AuthWorkerBindings {
   /** KV namespace of the session records. */
   sessions?: string;
@@ -39,6 +42,8 @@ export interface AuthWorkerBindings {
   organizations?: string;
   /** Queue the security events also go to, when it is bound. */
   securityEvents?: string;
+  /** Durable Object namespace of `SsfStreams` (shared-signals streams; needed with `ssf.receivers`). */
+  ssfStreams?: string;
 }
 
 /** Route groups, all on by default (`account`, `admin` and `webhooks` also need their bindings/secrets). */
@@ -126,10 +131,14 @@ export interface AuthWorkerOptions {
   apps?: Record<string, AppConnection>;
   /**
    * OpenID Shared Signals (issue 32), both directions, each on its own:
-   * - as a transmitter (foundation): publishes `/.well-known/ssf-configuration` and `/ssf/jwks.json`
-   *   and signs Security Event Tokens with the keys in the secret `signingKeys` names (default
+   * - as a transmitter: publishes `/.well-known/ssf-configuration` and `/ssf/jwks.json` and signs
+   *   Security Event Tokens with the keys in the secret `signingKeys` names (default
    *   `SSF_SIGNING_KEYS`: a JSON array of private EC P-256 JWKs, the first signs, all are published).
-   *   On when `ssf` is given without `transmitters`, or with `issuer` or `signingKeys`.
+   *   With `receivers`, each named receiver manages its streams through the SSF management API
+   *   (`/ssf/stream`, `/ssf/status`, `/ssf/subjects:add|remove`, `/ssf/verify`) with its own bearer
+   *   token, and our session revocations, role changes and account deletions are pushed to them
+   *   (RFC 8935) from the `SsfStreams` object. On when `ssf` is given without `transmitters`, or
+   *   with `issuer`, `signingKeys` or `receivers`.
    * - as a receiver: `transmitters` are upstream transmitters (an identity provider) whose pushed SETs
    *   `POST /ssf/events` accepts: `{ issuer, jwksUri | jwks, audience, issSubIssuer? }` each.
    * Default: off.
@@ -156,6 +165,7 @@ export const DEFAULT_BINDINGS: Required<AuthWorkerBindings> = {
   rateLimiter: "RATE_LIMITER",
   organizations: "ORGANIZATIONS",
   securityEvents: "SECURITY_EVENTS",
+  ssfStreams: "SSF_STREAMS",
 };
 
 const ALL_ROUTES: Required<AuthWorkerRoutes> = {
@@ -188,6 +198,7 @@ export function resolveAuthWorkerOptions(options: AuthWorkerOptions = {}): Resol
       typeof given !== "object" ||
       given.transmitters === undefined ||
       given.issuer !== undefined ||
+      given.receivers !== undefined ||
       given.signingKeys !== undefined);
   const ssf = transmitting ? checkSsfOptions(given as SsfTransmitterOptions) : undefined;
   const namedBindings = (Object.keys(options.bindings ?? {}) as (keyof AuthWorkerBindings)[]).filter(

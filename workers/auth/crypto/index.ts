@@ -6,24 +6,18 @@
  */
 
 import { sha256Hex } from "../../../client-sdk/core/digest";
-import { base64url, defaultRandom, type RandomSource, randomToken } from "../../../client-sdk/core/encoding";
+import {
+  base64url,
+  defaultRandom,
+  fromBase64url,
+  type RandomSource,
+  randomToken,
+} from "../../../client-sdk/core/encoding";
 
-export { base64url, defaultRandom, type RandomSource, randomToken };
+export { base64url, defaultRandom, fromBase64url, type RandomSource, randomToken };
 
 const encoder = new TextEncoder();
 const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-export function fromBase64url(text: string): Uint8Array<ArrayBuffer> | null {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
-  try {
-    const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-    const out = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-    return out;
-  } catch {
-    return null;
-  }
-}
 
 /** `length` random bytes, base64url-encoded. 32 bytes = 256 bits. */
 

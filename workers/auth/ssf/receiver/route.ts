@@ -8,6 +8,7 @@
  * Only registered when `ssf.transmitters` is set.
  */
 import type { Application } from "../../../../client-sdk/core/application";
+import { readBoundedText } from "../../../../client-sdk/core/body";
 import { waitUntilOf } from "../../../../client-sdk/core/wait-until";
 import { routeLimiterFor } from "../../limits";
 import type { AuthEnv } from "../../provider";
@@ -65,7 +66,7 @@ export function registerSsfReceiver<E extends AuthEnv>(
     if (type !== SET_MEDIA_TYPE) {
       return pushError("invalid_request", `The request must carry one SET as ${SET_MEDIA_TYPE}`);
     }
-    const token = await readBounded(request, MAX_BODY_BYTES);
+    const token = await readBoundedText(request, MAX_BODY_BYTES);
     if (token === null) return pushError("invalid_request", "The request body is not a SET of acceptable size");
     let verified: Awaited<ReturnType<typeof verifySet>>;
     try {
@@ -99,36 +100,4 @@ export function registerSsfReceiver<E extends AuthEnv>(
     }
     return new Response(null, { status: 202, headers: { "Cache-Control": "no-store" } });
   });
-}
-
-/** The body as text, or null when it is empty, unreadable or over `max` bytes (checked while streaming). */
-async function readBounded(request: Request, max: number): Promise<string | null> {
-  const declared = Number(request.headers.get("Content-Length"));
-  if (Number.isFinite(declared) && declared > max) return null;
-  if (!request.body) return null;
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > max) {
-        await reader.cancel();
-        return null;
-      }
-      chunks.push(value);
-    }
-  } catch {
-    return null;
-  }
-  if (size === 0) return null;
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
 }

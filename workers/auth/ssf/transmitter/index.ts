@@ -1,22 +1,34 @@
 /**
  * @module
- * The shared-signals transmitter (issue 32, foundation): signing keys, SET claims from our
- * timeline events, ES256 signing, and the metadata and JWKS routes.
+ * The shared-signals transmitter (issue 32): the metadata and JWKS routes, the stream management
+ * API for configured receivers (`ssf.receivers`), and, re-exported from the streams object's room,
+ * the signing keys, SET claims from our timeline events and ES256 signing.
  */
-export { SsfTransmitterError, type SsfTransmitterErrorCode } from "./errors";
-export { eventToSets, type InitiatingEntity, initiatingEntity, type SetContext } from "./events";
+
+export { PUSH_DELIVERY } from "../../../../client-sdk/protocol/shared-signals";
 export {
   checkSigningKeys,
+  eventToSets,
+  type InitiatingEntity,
+  initiatingEntity,
   loadSigningKeys,
   type PublicSigningJwk,
+  type SetContext,
   type SigningKeys,
   type SigningKeysCheck,
   SSF_SIGNING_KEYS,
-  signingKeysProblems,
-} from "./keys";
-export { checkSsfOptions, type ResolvedSsfTransmitterOptions, type SsfTransmitterOptions } from "./options";
+  SsfTransmitterError,
+  type SsfTransmitterErrorCode,
+  signSet,
+} from "../../../../durable-objects/ssf-streams";
 export {
-  PUSH_DELIVERY,
+  checkSsfOptions,
+  type ResolvedSsfTransmitterOptions,
+  type SsfReceiverGrantOption,
+  type SsfTransmitterOptions,
+} from "./options";
+export { receiverTokenProblems, signingKeysProblems } from "./problems";
+export {
   registerSsfTransmitter,
   SSF_CONFIGURATION_PATH,
   SSF_JWKS_PATH,
@@ -24,4 +36,3 @@ export {
   type SsfTransmitterMetadata,
   transmitterMetadata,
 } from "./routes";
-export { signSet } from "./sign";

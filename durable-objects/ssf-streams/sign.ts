@@ -4,8 +4,9 @@
  * receiver picks the key from our JWKS (RFC 7515 §4.1.4). WebCrypto's ECDSA signature is already
  * the 64-byte r‖s JWS wants (RFC 7518 §3.4). Never signs with anything but the current key.
  */
-import { SET_TYPE, type SecurityEventToken } from "../../../../client-sdk/protocol/shared-signals";
-import { base64url } from "../../crypto";
+
+import { base64url } from "../../client-sdk/core/encoding";
+import { SET_TYPE, type SecurityEventToken } from "../../client-sdk/protocol/shared-signals";
 import type { SigningKeys } from "./keys";
 
 const encoder = new TextEncoder();

@@ -3,7 +3,7 @@
  * `SsfTransmitterError`: the one error type of the shared-signals transmitter. Its messages name
  * the variable or option at fault, never a key's value.
  */
-import { GatehouseError } from "../../../../client-sdk/core/errors";
+import { GatehouseError } from "../../client-sdk/core/errors";
 
 export type SsfTransmitterErrorCode = "signing_keys_invalid";
 

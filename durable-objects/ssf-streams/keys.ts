@@ -7,8 +7,7 @@
  * never a value. WebCrypto only: ES256 is one `crypto.subtle.sign` call (its ECDSA signature is
  * already the JWS r‖s form), so no JOSE library ships in the worker.
  */
-import type { ConfigProblem } from "../../config/rules";
-import { fromBase64url } from "../../crypto";
+import { fromBase64url } from "../../client-sdk/core/encoding";
 import { SsfTransmitterError } from "./errors";
 
 /** Default name of the secret that holds the keys. */
@@ -96,12 +95,6 @@ export function checkSigningKeys(value: unknown, variable = SSF_SIGNING_KEYS): S
     });
   }
   return { ok: true, keys };
-}
-
-/** The start-up check's view of `checkSigningKeys`: the variable and the rule it broke. */
-export function signingKeysProblems(env: object, variable = SSF_SIGNING_KEYS): ConfigProblem[] {
-  const check = checkSigningKeys((env as Record<string, unknown>)[variable], variable);
-  return check.ok ? [] : [{ variable, rule: check.rule }];
 }
 
 /** The keys ready to sign: the current signer first, every key's public JWK. */

@@ -1,18 +1,17 @@
 /**
  * @module
- * Our timeline events as Security Event Tokens' claims (RFC 8417 §2.2, SSF 1.0 §4, CAEP 1.0 §3),
- * pure: `session.revoked` and `session.signed_out` → one CAEP `session-revoked` per ended session;
+ * Our timeline events as Security Event Tokens' claims (RFC 8417 §2.2, SSF 1.0 §4, CAEP 1.0 §3,
+ * RISC 1.0 §2), pure: `session.revoked` and `session.signed_out` → one CAEP `session-revoked` per
+ * ended session (a kill switch too: one per session, each naming it); a revocation because the
+ * person was deleted at the identity provider (`user_deleted`) adds one RISC `account-purged`, and
+ * because they were deactivated in their directory (`user_deactivated`) one RISC `account-disabled`;
  * `membership.changed` → CAEP `token-claims-change`. Every other type maps to nothing. The subject
  * is `sub_id` at the top level (SSF 1.0 §4; RFC 9493 `complex`): the user as `iss_sub` under this
  * transmitter's issuer, the session as `opaque`, the organization as `tenant`. Nothing here signs.
  */
 
-import type { RevocationActor, SecurityEvent } from "../../../../client-sdk/protocol/security-record";
-import {
-  type SecurityEventToken,
-  SSF_EVENTS,
-  type SubjectIdentifier,
-} from "../../../../client-sdk/protocol/shared-signals";
+import type { RevocationActor, SecurityEvent } from "../../client-sdk/protocol/security-record";
+import { type SecurityEventToken, SSF_EVENTS, type SubjectIdentifier } from "../../client-sdk/protocol/shared-signals";
 
 /** CAEP 1.0 §2 `initiating_entity`. */
 export type InitiatingEntity = "admin" | "user" | "policy" | "system";
@@ -54,6 +53,25 @@ const REASONS: Record<InitiatingEntity, string> = {
   system: "The session was ended by the system",
 };
 
+/** The account-level RISC event a revocation's reason adds (RISC 1.0 §2.2 account-disabled, §2.3 account-purged). */
+const ACCOUNT_EVENTS: Readonly<Record<string, { type: string; body: Record<string, unknown> }>> = {
+  user_deleted: { type: SSF_EVENTS.accountPurged, body: {} },
+  user_deactivated: { type: SSF_EVENTS.accountDisabled, body: {} },
+};
+
+/** The event types `eventToSets` can produce, in the order a stream lists them (`events_supported`). */
+export const SUPPORTED_EVENTS: readonly string[] = [
+  SSF_EVENTS.sessionRevoked,
+  SSF_EVENTS.tokenClaimsChange,
+  SSF_EVENTS.accountDisabled,
+  SSF_EVENTS.accountPurged,
+];
+
+/** True for the timeline events that can become SETs (the user object queues only those for the streams). */
+export function concernsStreams(event: Pick<SecurityEvent, "type">): boolean {
+  return event.type === "session.revoked" || event.type === "session.signed_out" || event.type === "membership.changed";
+}
+
 /** The SET claims for one of our events: none, one, or one per ended session. */
 export function eventToSets(event: SecurityEvent, context: SetContext): SecurityEventToken[] {
   const user: SubjectIdentifier = { format: "iss_sub", iss: context.issuer, sub: event.userId };
@@ -72,7 +90,11 @@ export function eventToSets(event: SecurityEvent, context: SetContext): Security
       const subjects: SubjectIdentifier[] = ids.length
         ? ids.map((id) => ({ format: "complex", user, session: { format: "opaque", id } }))
         : [{ format: "complex", user }];
-      return subjects.map((subject) => envelope(context, subject, SSF_EVENTS.sessionRevoked, body));
+      const sets = subjects.map((subject) => envelope(context, subject, SSF_EVENTS.sessionRevoked, body));
+      const account = ACCOUNT_EVENTS[String(event.detail.reason)];
+      // RISC 1.0 §2.2/§2.3: the account itself is the subject (no session); `account-purged` has no members.
+      if (account) sets.push(envelope(context, user, account.type, account.body));
+      return sets;
     }
     case "membership.changed": {
       const organizationId = event.detail.organizationId;
