@@ -39,7 +39,7 @@ export const streamsStub = () => env.SSF_STREAMS.get(env.SSF_STREAMS.idFromName(
 
 /** Runs the user's alarm (the hand-off to the streams object), then the streams object's (the pushes). */
 export async function carryOut(userId: string): Promise<void> {
-  await runDurableObjectAlarm(userStub(userId));
+  expect(await runDurableObjectAlarm(userStub(userId)), "the user's object had an alarm").toBe(true);
   await runDurableObjectAlarm(streamsStub());
 }
 
@@ -75,9 +75,10 @@ export function freshPath(): string {
 }
 
 /** Verifies every push with the reference verifier (RFC 8417, SSF 1.0 §4, CAEP/RISC schemas). */
-export async function verified(pushes: Push[], audience: string): Promise<VerifiedSet[]> {
+export async function verified(pushes: Push[], audience: string, nowMs?: number): Promise<VerifiedSet[]> {
   const jwks = await jwksOf();
-  return Promise.all(pushes.map((push) => verifySet(push.body, { jwks, issuer: ISSUER, audience })));
+  const now = nowMs === undefined ? {} : { now: Math.floor(nowMs / 1000) };
+  return Promise.all(pushes.map((push) => verifySet(push.body, { jwks, issuer: ISSUER, audience, ...now })));
 }
 
 export async function jwksOf(): Promise<JSONWebKeySet> {

@@ -37,6 +37,11 @@ export const AUTH_RATE_LIMITS = {
    * at most six times per nine minutes per site and browser, so this leaves room for many behind one NAT.
    */
   dbsc: { limit: 120, window: 60 },
+  /**
+   * The shared-signals stream management API (only with `ssf.receivers`): machines that reconcile
+   * their streams, per address, counted before the token is checked (a guesser is slowed too).
+   */
+  ssf: { limit: 300, window: 60 },
 } as const;
 
 export type AuthRouteFamily = keyof typeof AUTH_RATE_LIMITS;

@@ -52,7 +52,7 @@ export interface ManagementOptions {
 
 export function registerSsfManagement<E extends AuthEnv>(app: Application<E>, options: ManagementOptions): void {
   if (options.receivers.length === 0) return;
-  const limiter = routeLimiterFor(app, "admin", { reportLockouts: false });
+  const limiter = routeLimiterFor(app, "ssf", { reportLockouts: false });
   const env = () => app.env as unknown as Record<string, unknown>;
 
   /** The object, the receiver's grant, or the answer that ends the request (401, 503). */
