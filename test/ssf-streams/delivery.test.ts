@@ -13,7 +13,7 @@ import { setObjectClock } from "gatehouse-workers/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { STREAM_RETRY_DELAYS_MS } from "../../durable-objects/ssf-streams";
 import { PUSH_METHOD } from "../ssf-reference/client";
-import { EVENT_TYPES, expectVerificationEvent } from "../ssf-reference/set";
+import { EVENT_TYPES, expectVerificationEvent, type VerifiedSet } from "../ssf-reference/set";
 import {
   answerNext,
   carryOut,
@@ -47,6 +47,9 @@ afterEach(async () => {
 });
 
 const userSubject = (userId: string) => ({ format: "iss_sub", iss: ISSUER, sub: userId });
+/** The session and the user a session-revoked SET's complex subject names. */
+const sessionOf = (set: VerifiedSet) => (set.claims.sub_id.session as { id: string }).id;
+const userOf = (set: VerifiedSet) => (set.claims.sub_id.user as { sub: string }).sub;
 
 describe("a revoked session (CAEP 1.0 §3.1 session-revoked)", () => {
   it("reaches the stream as one verified SET per session, pushed as RFC 8935 says", async () => {
@@ -193,7 +196,7 @@ describe("delivery", () => {
     expect(pushes.map((p) => p.status)).toEqual([503, 202, 202]);
     expect(pushes[1]!.body).toBe(pushes[0]!.body);
     const sets = await verified(pushes.slice(1), SIEM, now);
-    expect(sets.map((s) => (s.claims.sub_id as { session: { id: string } }).session.id)).toEqual([a, b]);
+    expect(sets.map((s) => sessionOf(s))).toEqual([a, b]);
   });
 
   it("does not retry a SET the receiver refused for good (400), but does retry invalid_key", async () => {
@@ -254,7 +257,7 @@ describe("delivery", () => {
     await siem.updateStatus({ stream_id: streamId, status: "enabled" });
     await runDurableObjectAlarm(streamsStub());
     const sets = await verified(await pushesTo(path), SIEM, now);
-    expect(sets.map((s) => (s.claims.sub_id as { session: { id: string } }).session.id)).toEqual([a, b]);
+    expect(sets.map((s) => sessionOf(s))).toEqual([a, b]);
   });
 
   it("drops what a disabled stream held and queues nothing more for it", async () => {
@@ -286,12 +289,12 @@ describe("subjects (SSF 1.0 §8.1.3)", () => {
     await carryOut(quiet);
     await carryOut(loud);
     let sets = await verified(await pushesTo(path), SIEM, now);
-    expect(sets.map((s) => (s.claims.sub_id as { user: { sub: string } }).user.sub)).toEqual([loud]);
+    expect(sets.map((s) => userOf(s))).toEqual([loud]);
     await siem.addSubject({ stream_id: streamId, subject: userSubject(quiet) });
     await manager().revokeSession(await signIn(quiet));
     await carryOut(quiet);
     sets = await verified(await pushesTo(path), SIEM, now);
-    expect(sets.map((s) => (s.claims.sub_id as { user: { sub: string } }).user.sub)).toEqual([loud, quiet]);
+    expect(sets.map((s) => userOf(s))).toEqual([loud, quiet]);
   });
 
   it("holds back a tenant's events when a complex subject with that tenant is removed", async () => {
