@@ -64,6 +64,12 @@ type StreamsEnv = Record<string, unknown>;
 export class SsfStreams extends DurableObject<StreamsEnv> {
   /** The secret env variable holding the signing keys (`createAuthWorker({ ssf: { signingKeys } })` sets it). */
   static signingKeys = SSF_SIGNING_KEYS;
+  /**
+   * The receivers configured now (`ssf.receivers`, set by `createAuthWorker`). A stream whose
+   * receiver was removed from configuration gets nothing more (its SETs stay held, visible to an
+   * operator, until the receiver comes back or its rows are dropped after the retries). Empty: none.
+   */
+  static receivers: readonly string[] = [];
 
   constructor(ctx: DurableObjectState, env: StreamsEnv) {
     super(ctx, env);
@@ -135,7 +141,7 @@ export class SsfStreams extends DurableObject<StreamsEnv> {
    * signing keys cannot be loaded: the user's object keeps the events and tries again later.
    */
   async publish(events: SecurityEvent[]): Promise<number> {
-    const streams = this.#sql.exec<StreamRow>("SELECT * FROM streams WHERE status != 'disabled'").toArray();
+    const streams = this.#live("status != 'disabled'");
     if (streams.length === 0) return 0;
     const now = objectNow();
     let keys: SigningKeys | null = null;
@@ -183,8 +189,7 @@ export class SsfStreams extends DurableObject<StreamsEnv> {
   override async alarm(): Promise<void> {
     const now = objectNow();
     const run: PushRun = { delivered: 0, failed: 0, dropped: 0, refused: 0 };
-    const streams = this.#sql.exec<StreamRow>("SELECT * FROM streams WHERE status = 'enabled'").toArray();
-    for (const stream of streams) {
+    for (const stream of this.#live("status = 'enabled'")) {
       await pushDue(
         this.#sql,
         {
@@ -199,16 +204,29 @@ export class SsfStreams extends DurableObject<StreamsEnv> {
     await this.#schedule();
   }
 
-  /** The alarm when the first SET of an enabled stream is due (a stream's SETs go in order; none: no alarm). */
+  /** The streams matching `where` whose receiver is still configured. */
+  #live(where: string): StreamRow[] {
+    const receivers = (this.constructor as typeof SsfStreams).receivers;
+    return this.#sql
+      .exec<StreamRow>(`SELECT * FROM streams WHERE ${where}`)
+      .toArray()
+      .filter((row) => receivers.includes(row.receiver));
+  }
+
+  /** The alarm when the first SET of a live enabled stream is due (a stream's SETs go in order; none: no alarm). */
   async #schedule(): Promise<void> {
-    const next = this.#sql
-      .exec<{ t: number | null }>(
-        `SELECT MIN(o.next_at) AS t FROM stream_outbox o JOIN streams s ON s.stream_id = o.stream_id
-         WHERE s.status = 'enabled' AND o.id = (SELECT MIN(id) FROM stream_outbox WHERE stream_id = o.stream_id)`,
-      )
-      .one().t;
+    let next: number | null = null;
+    for (const stream of this.#live("status = 'enabled'")) {
+      const head = this.#sql
+        .exec<{ next_at: number }>(
+          "SELECT next_at FROM stream_outbox WHERE stream_id = ? ORDER BY id LIMIT 1",
+          stream.stream_id,
+        )
+        .toArray()[0];
+      if (head && (next === null || Number(head.next_at) < next)) next = Number(head.next_at);
+    }
     if (next === null) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(Number(next));
+    else await this.ctx.storage.setAlarm(next);
   }
 
   #keys(): Promise<SigningKeys> {

@@ -11,7 +11,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { setObjectClock } from "gatehouse-workers/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { STREAM_RETRY_DELAYS_MS } from "../../durable-objects/ssf-streams";
+import { SsfStreams, STREAM_RETRY_DELAYS_MS } from "../../durable-objects/ssf-streams";
 import { PUSH_METHOD } from "../ssf-reference/client";
 import { EVENT_TYPES, expectVerificationEvent, type VerifiedSet } from "../ssf-reference/set";
 import {
@@ -351,5 +351,22 @@ describe("verification (SSF 1.0 §8.1.4)", () => {
     expect((await siem.verify({ stream_id: streamId, state: "x" })).status).toBe(204);
     await runDurableObjectAlarm(streamsStub());
     expect(await pushesTo(path)).toEqual([]);
+  });
+});
+
+describe("a receiver removed from configuration", () => {
+  it("gets nothing more: its stream is skipped by the hand-off and by the pushes", async () => {
+    const path = freshPath();
+    await createStream(receivers.siem(), SIEM, path);
+    const configured = SsfStreams.receivers;
+    SsfStreams.receivers = ["warehouse"];
+    try {
+      const user = freshUser();
+      await manager().revokeSession(await signIn(user));
+      await carryOut(user);
+      expect(await pushesTo(path)).toEqual([]);
+    } finally {
+      SsfStreams.receivers = configured;
+    }
   });
 });

@@ -6,6 +6,7 @@
  * token: a token decides whose streams a call sees, the admin token opens nothing, and an endpoint
  * outside the receiver's configured origins is refused.
  */
+import { SELF } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { setObjectClock } from "gatehouse-workers/testing";
 import { afterEach, describe, expect, it } from "vitest";
@@ -342,5 +343,40 @@ describe("the API's edges", () => {
     const res = await siem.createStream({}, { rawBody: JSON.stringify({ description: "x".repeat(20_000) }) });
     expect(res.status).toBe(400);
     expect(res.text).not.toMatch(/\n\s+at |\.ts\b|Error:/);
+  });
+});
+
+describe("the operator's view (GET /admin/ssf/streams)", () => {
+  it("lists every receiver's streams with status and delivery log, behind the admin token, without secrets", async () => {
+    const siem = await discovered(receivers.siem());
+    const id = await createStream(siem, SIEM, freshPath());
+    await siem.updateStream({
+      stream_id: id,
+      delivery: { method: PUSH_METHOD, endpoint_url: `${SIEM}/in`, authorization_header: "Bearer inbox-secret-9" },
+    });
+    const anonymous = await SELF.fetch(`${ISSUER}/admin/ssf/streams`);
+    expect(anonymous.status).toBe(401);
+    // A receiver's token is not an admin token.
+    const asReceiver = await SELF.fetch(`${ISSUER}/admin/ssf/streams`, {
+      headers: { Authorization: `Bearer ${env.SSF_TOKEN_SIEM}` },
+    });
+    expect(asReceiver.status).toBe(403);
+    const res = await SELF.fetch(`${ISSUER}/admin/ssf/streams`, {
+      headers: { Authorization: `Bearer ${env.ADMIN_API_TOKEN}` },
+    });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).not.toContain("inbox-secret-9");
+    const { streams } = JSON.parse(text) as {
+      streams: { receiver: string; status: { status: string }; pending: number }[];
+    };
+    expect(streams).toEqual([
+      expect.objectContaining({
+        receiver: "siem",
+        status: { stream_id: id, status: "enabled" },
+        pending: 0,
+        recent: [],
+      }),
+    ]);
   });
 });

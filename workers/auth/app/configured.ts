@@ -42,6 +42,7 @@ export function configureAuthWorker(options: AuthWorkerOptions = {}): ResolvedAu
   const streams = (resolved.ssf?.receivers.length ?? 0) > 0;
   UserSessions.ssfStreamsBinding = streams ? resolved.bindings.ssfStreams : null;
   SsfStreams.signingKeys = resolved.ssf?.signingKeys ?? SsfStreams.signingKeys;
+  SsfStreams.receivers = resolved.ssf?.receivers.map((r) => r.name) ?? [];
   OrganizationSessions.sessionsBinding = resolved.bindings.sessions;
   OrganizationSessions.userSessionsBinding = resolved.bindings.userSessions;
   OrganizationSessions.retentionMs = retentionMs;

@@ -1,6 +1,7 @@
 /**
  * @module
- * The JSON admin API: a user's sessions (sessions.ts) and the security record (security.ts), behind
+ * The JSON admin API: a user's sessions (sessions.ts), the security record (security.ts) and the
+ * shared-signals streams with their delivery log (streams.ts), behind
  * `Authorization: Bearer <token>` (../tokens.ts, each token with a label that the timeline names);
  * missing → 401, wrong → 403. Without a token configured the routes are not registered at all (404).
  * The console's own paths are left to the console.
@@ -14,6 +15,7 @@ import { AdminLabelKey, type AdminTokenEnv, adminLabelOf, adminTokens } from "..
 import { json } from "./respond";
 import { registerSecurityRoutes } from "./security";
 import { registerSessionRoutes } from "./sessions";
+import { registerStreamRoutes } from "./streams";
 
 export function registerAdminApi<E extends AdminTokenEnv & { SESSIONS: KVNamespace }>(app: Application<E>): void {
   const tokens = adminTokens(app.env);
@@ -37,4 +39,5 @@ export function registerAdminApi<E extends AdminTokenEnv & { SESSIONS: KVNamespa
 
   registerSessionRoutes(app, sessions, log);
   registerSecurityRoutes(app, sessions, log);
+  registerStreamRoutes(app);
 }
