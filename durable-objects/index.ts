@@ -11,6 +11,7 @@ export { RateLimiterDO } from "./rate-limiter";
 export {
   type AppConnection,
   type AppConnections,
+  type DirectoryUserEventType,
   type Membership,
   type MembershipEventType,
   type ObjectStats,
