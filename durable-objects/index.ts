@@ -12,6 +12,7 @@ export { SsfStreams } from "./ssf-streams";
 export {
   type AppConnection,
   type AppConnections,
+  type DirectoryUserEventType,
   type Membership,
   type MembershipEventType,
   type ObjectStats,

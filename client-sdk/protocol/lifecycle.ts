@@ -79,6 +79,11 @@ export type RevocationReason =
   | "signed_out_elsewhere"
   | "provider"
   | "user_deleted"
+  /**
+   * The person was deactivated in their organization's directory (WorkOS Directory Sync: the
+   * directory user's state became `inactive`, or the user left the directory).
+   */
+  | "user_deactivated"
   /** The same browser signed in again as the same person (a sign-in or a step-up): its tabs reload into the new session. */
   | "replaced"
   /** The same browser signed in as another person: the old session's tabs go to the signed-out page. */

@@ -64,6 +64,7 @@ export {
   type TokenRefresher,
 } from "./provider-access";
 export type {
+  DirectoryUserEventType,
   MembershipEventType,
   ProviderEvent,
   ProviderEventResult,

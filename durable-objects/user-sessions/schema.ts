@@ -175,12 +175,20 @@ export type MembershipEventType =
   | "organization_membership.deleted";
 
 /**
+ * The directory events that deactivate a person (WorkOS Directory Sync): `dsync.user.updated` reaches
+ * the object only when the directory user's state became `inactive`; `dsync.user.deleted` always
+ * (the person left the directory). The webhook route matched the directory user to this user.
+ */
+export type DirectoryUserEventType = "dsync.user.updated" | "dsync.user.deleted";
+
+/**
  * An identity-provider event, already verified and reduced by the webhook
  * route to what the object needs. `occurredAt` is the provider's `created_at`, ms.
  */
 export type ProviderEvent =
   | { id: string; type: "session.revoked"; occurredAt: number; providerSessionId: string }
   | { id: string; type: "user.deleted"; occurredAt: number }
+  | { id: string; type: DirectoryUserEventType; occurredAt: number }
   | {
       id: string;
       type: MembershipEventType;
@@ -198,7 +206,7 @@ export interface ProviderEventResult {
    * "stale": a later event about the same organization was already applied.
    */
   outcome: "applied" | "duplicate" | "stale";
-  /** Sessions revoked (session.revoked, user.deleted). */
+  /** Sessions revoked (session.revoked, user.deleted, a directory deactivation). */
   revoked: number;
   socketsClosed: number;
   /** Live sessions whose memberships this event queued for a rewrite. */

@@ -11,6 +11,7 @@ import {
   postJson,
   signIn,
   staysOpen,
+  stubOf,
   withTimeout,
 } from "./helpers";
 
@@ -133,6 +134,20 @@ describe("GET /account/activity", () => {
     await postForm(`/account/sessions/${other.sessionId}/revoke`, me, page);
     const after = await openPage(me, "/account/activity");
     expect(after.html).toContain("A session was signed out by you");
+  });
+
+  it("a deactivation in the organization's directory reads as one, once the person is back", async () => {
+    const user = freshUser();
+    await signIn(user, { userAgent: FIREFOX_MAC, location: LISBON });
+    await signIn(user, { userAgent: SAFARI_IPHONE, location: OSAKA });
+    // What POST /webhooks/identity applies for a matched `dsync.user.updated` at state inactive.
+    const id = `event_${Date.now().toString(36)}_${crypto.randomUUID().slice(0, 8)}`;
+    await stubOf(user).applyProviderEvent({ id, type: "dsync.user.updated", occurredAt: Date.now() });
+    const back = await signIn(user, { userAgent: FIREFOX_MAC, location: LISBON });
+    const page = await openPage(back, "/account/activity");
+    expect(page.html).toContain(
+      "Your account was deactivated in your organization&#39;s directory: 2 sessions were signed out",
+    );
   });
 
   it("pages by cursor (25 a page), as JSON too; an older page is not live and links back", async () => {

@@ -36,6 +36,8 @@ describe("the live script (scripts/build-live-script.mjs → account/client/live
       "session.revoked",
       "sessions.changed",
       "You were signed out",
+      "Your account was deactivated in your organization's directory",
+      "user_deactivated",
       "timeline.appended",
       "/auth/login?return_to=",
       "/account/sessions",

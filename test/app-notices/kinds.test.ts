@@ -131,6 +131,17 @@ describe("a notice per revocation kind, naming exactly the ended sessions", () =
     expect(sorted(notices[1]!.sessionIds)).toEqual(sorted(rest));
   });
 
+  it("a deactivation in the organization's directory (dsync.user.updated / .deleted): reason user_deactivated", async () => {
+    const user = fresh("user");
+    const sessions = manager();
+    const ids = [(await signIn(sessions, user)).sessionId, (await signIn(sessions, user)).sessionId];
+    await stubOf(user).applyProviderEvent({ id: fresh("event"), type: "dsync.user.updated", occurredAt: now });
+    const [event] = await eventsOf(user, "session.revoked");
+    const notice = await onlyNotice(user, event!);
+    expect(notice).toMatchObject({ kind: "revoked", reason: "user_deactivated", actor: "provider" });
+    expect(sorted(notice.sessionIds)).toEqual(sorted(ids));
+  });
+
   it("the session cap's eviction of the oldest: the evicted id, actor policy", async () => {
     const user = fresh("user");
     const sessions = manager({ sessionPolicy: { maxSessions: 1, onLimit: "evict-oldest" } });

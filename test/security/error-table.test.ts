@@ -524,4 +524,19 @@ describe("README's webhook answers", () => {
     const res = await post(event, { [WEBHOOK_SIGNATURE_HEADER]: `t=${Date.now()}, v1=00` }, without as WorkerEnv);
     expect(await answer(res)).toEqual({ status: 503, error: "not_configured" });
   });
+
+  it("session_store_unavailable 503: a directory user's event while the email directory (KV) is down", async () => {
+    const body = JSON.stringify({
+      id: "event_table_dsync",
+      event: "dsync.user.updated",
+      data: { object: "directory_user", id: "directory_user_1", email: "margaret@acme.test", state: "inactive" },
+      created_at: new Date().toISOString(),
+    });
+    const signature = await signWebhook(body, live.IDENTITY_WEBHOOK_SECRET!, Date.now());
+    const down: WorkerEnv = { ...live, SESSIONS: brokenKV() };
+    expect(await answer(await post(body, { [WEBHOOK_SIGNATURE_HEADER]: signature }, down))).toEqual({
+      status: 503,
+      error: "session_store_unavailable",
+    });
+  });
 });

@@ -86,7 +86,7 @@ export class OrganizationControls {
         rewrites: this.#rewrites,
         rewriteLimit: rewriteLimit(0, this.#parts.rewriteBatch),
         revokeByProviderSession: (id) => own.revokeByProviderSession(id),
-        revokeAll: () => own.revokeAll("user_deleted", { kind: "provider", label: "user.deleted" }),
+        revokeAll: (reason, actor) => own.revokeAll(reason, actor),
         record: (event) => void record.record(event),
         scheduleAlarm: (continuation) => this.#object.scheduleAlarm(continuation),
       },

@@ -2,18 +2,32 @@
  * @module
  * How a `UserSessions` object applies one verified identity-provider event:
  * at most once per event id (`processed_events`, kept for the provider's retry
- * window), revocations through lifecycle (its own fan-out to the tabs), membership changes
+ * window), revocations through lifecycle (its own fan-out to the tabs): one provider session, or
+ * every session of a deleted or deactivated person; membership changes
  * recorded per organization (`provider_memberships`, newest event wins) and
  * queued for every live session. Module functions, never reachable over RPC.
  */
 
+import type { RevocationActor } from "../../../client-sdk/protocol/security-record";
 import { objectNow } from "../../clock";
-import type { ProviderEvent, ProviderEventResult, RevocationResult } from "../schema";
+import type { ProviderEvent, ProviderEventResult, RevocationReason, RevocationResult } from "../schema";
 import type { NewEvent } from "../security-record/timeline";
 import type { RewriteQueue } from "./rewrites";
 
 /** Processed event ids (and membership ordering state) are kept this long: WorkOS retries for up to 3 days. */
 export const PROCESSED_EVENT_TTL_MS = 4 * 24 * 3600 * 1000;
+
+/** The events that end every session of the person, and the reason each revocation carries. */
+const ENDS_EVERY_SESSION = {
+  "user.deleted": "user_deleted",
+  "dsync.user.updated": "user_deactivated",
+  "dsync.user.deleted": "user_deactivated",
+} as const satisfies Record<string, RevocationReason>;
+
+type EndingEverySession = Extract<ProviderEvent, { type: keyof typeof ENDS_EVERY_SESSION }>;
+
+const endsEverySession = (event: ProviderEvent): event is EndingEverySession =>
+  Object.hasOwn(ENDS_EVERY_SESSION, event.type);
 
 export interface ProviderEventHost {
   sql: SqlStorage;
@@ -21,7 +35,7 @@ export interface ProviderEventHost {
   /** Sessions this invocation may rewrite before the alarm takes over. */
   rewriteLimit: number;
   revokeByProviderSession(providerSessionId: string): Promise<RevocationResult>;
-  revokeAll(): Promise<RevocationResult>;
+  revokeAll(reason: RevocationReason, actor: RevocationActor): Promise<RevocationResult>;
   /** Appends an event to the user's timeline. */
   record(event: NewEvent): void;
   /** `continuation`: before an inline run of queued work, so a crash mid-run resumes it (see context.ts). */
@@ -51,11 +65,12 @@ export async function applyProviderEvent(host: ProviderEventHost, event: Provide
     now,
     now + PROCESSED_EVENT_TTL_MS,
   );
-  if (event.type === "session.revoked" || event.type === "user.deleted") {
+  if (event.type === "session.revoked" || endsEverySession(event)) {
+    // The actor's label is the provider's event type: the timeline says which event ended them.
     const revocation =
       event.type === "session.revoked"
         ? await host.revokeByProviderSession(event.providerSessionId)
-        : await host.revokeAll();
+        : await host.revokeAll(ENDS_EVERY_SESSION[event.type], { kind: "provider", label: event.type });
     host.scheduleAlarm();
     return {
       ...result,

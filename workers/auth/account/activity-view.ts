@@ -18,6 +18,9 @@ export interface ActivityBody {
 /** The cursor form the timeline issues (`c` + base-36 position). */
 export const CURSOR_PATTERN = /^c[0-9a-z]{1,11}$/;
 
+/** What a person reads when their directory deactivated them (revocation reason `user_deactivated`). */
+export const DEACTIVATED_NOTICE = "Your account was deactivated in your organization's directory";
+
 /** Who acted, as a person reads it. */
 export function describeActor(actor: RevocationActor | null): string {
   if (!actor) return "Gatehouse";
@@ -63,6 +66,9 @@ export function describeEvent(event: SecurityEvent): string {
       return `${String(detail(event, "impersonator") ?? "An operator")} signed in as you${detail(event, "reason") ? ` (${String(detail(event, "reason"))})` : ""}`;
     case "session.revoked": {
       const n = Number(detail(event, "sessions") ?? 1);
+      if (detail(event, "reason") === "user_deactivated") {
+        return `${DEACTIVATED_NOTICE}: ${n === 1 ? "a session was" : `${plural(n, "session", "sessions")} were`} signed out`;
+      }
       return `${n === 1 ? "A session was" : `${plural(n, "session", "sessions")} were`} signed out by ${describeActor(event.actor)}`;
     }
     case "session.refused": {

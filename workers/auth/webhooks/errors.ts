@@ -11,7 +11,9 @@ export type WebhookErrorCode =
   | "stale_timestamp"
   | "malformed_body"
   | "payload_too_large"
-  | "not_configured";
+  | "not_configured"
+  /** The email directory could not be read to match a directory user: the provider retries. */
+  | "session_store_unavailable";
 
 export class WebhookError extends GatehouseError<WebhookErrorCode> {
   override name = "WebhookError";

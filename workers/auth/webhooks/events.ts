@@ -2,10 +2,15 @@
  * @module
  * Reduces a verified provider event (as the WorkOS SDK deserialized it) to the
  * `ProviderEvent` the user's session object applies, and the user it belongs
- * to. A pure validator with a tagged result: a known type with missing or
- * ill-formed fields is refused, an unknown type is "ignored", nothing throws.
+ * to (or, for a directory user, the email to find them by). A pure validator
+ * with a tagged result: a known type with missing or ill-formed fields is
+ * refused, an unknown type is "ignored", nothing throws.
  */
-import type { MembershipEventType, ProviderEvent } from "../../../durable-objects/user-sessions";
+import type {
+  DirectoryUserEventType,
+  MembershipEventType,
+  ProviderEvent,
+} from "../../../durable-objects/user-sessions";
 import { isUserId } from "../ids";
 
 export const HANDLED_EVENTS = [
@@ -14,6 +19,8 @@ export const HANDLED_EVENTS = [
   "organization_membership.created",
   "organization_membership.updated",
   "organization_membership.deleted",
+  "dsync.user.updated",
+  "dsync.user.deleted",
 ] as const;
 
 export type ParsedEvent =
@@ -24,6 +31,15 @@ export type ParsedEvent =
       /** The organization slug must be looked up before applying (a membership that grants a role). */
       needsSlug: boolean;
     }
+  | {
+      /**
+       * About a directory user, who is not an AuthKit user: the route finds the person by this
+       * (primary) email in the email directory before applying; nobody found → acknowledged, ignored.
+       */
+      kind: "by_email";
+      email: string;
+      event: ProviderEvent;
+    }
   | { kind: "ignored"; type: string };
 
 export type ParseResult = { ok: true; value: ParsedEvent } | { ok: false; reason: string };
@@ -31,6 +47,8 @@ export type ParseResult = { ok: true; value: ParsedEvent } | { ok: false; reason
 /** Provider object ids (`event_01…`, `session_01…`, `org_01…`) and role slugs. */
 const OBJECT_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const ROLE_SLUG = /^[A-Za-z0-9_.:-]{1,64}$/;
+/** The longest email address (RFC 5321's path limit), as the shared-signals receiver matches them. */
+const MAX_EMAIL_LENGTH = 320;
 const MEMBERSHIP_EVENTS: ReadonlySet<string> = new Set<MembershipEventType>([
   "organization_membership.created",
   "organization_membership.updated",
@@ -61,6 +79,9 @@ export function parseProviderEvent(raw: unknown): ParseResult {
     if (!isUserId(data.id)) return fail("user id missing");
     return handled(data.id, { id, type, occurredAt }, false);
   }
+  if (type === "dsync.user.updated" || type === "dsync.user.deleted") {
+    return directoryUser({ id, type, occurredAt }, data);
+  }
   if (!MEMBERSHIP_EVENTS.has(type)) return fail("unexpected event type");
   const membershipType = type as MembershipEventType;
   if (!isUserId(data.userId)) return fail("user_id missing");
@@ -84,6 +105,34 @@ export function parseProviderEvent(raw: unknown): ParseResult {
     },
     role !== null,
   );
+}
+
+/**
+ * A directory user's event (WorkOS Directory Sync), read by documented fields only. The SDK's type
+ * (`@workos-inc/node` 11: `DirectoryUser` in src/directory-sync/interfaces/directory-user.interface.ts,
+ * shipped in lib/factory-*.d.mts) has `state: 'active' | 'inactive'` and `email: string | null`, the
+ * primary email (there is no `emails` list any more). `webhooks.constructEvent` builds `data` with
+ * `deserializeDirectoryUser` (`dsync.user.deleted`) or `deserializeUpdatedEventDirectoryUser`
+ * (`dsync.user.updated`, plus an untyped `previousAttributes`, never read), both in
+ * src/directory-sync/serializers/directory-user.serializer.ts. `dsync.user.updated` deactivates only
+ * at state `inactive`, any other state is ignored; `dsync.user.deleted` always does (the person left
+ * the directory). A null email cannot be matched: ignored.
+ */
+function directoryUser(
+  event: { id: string; type: DirectoryUserEventType; occurredAt: number },
+  data: Fields,
+): ParseResult {
+  const { state, email } = data;
+  const ignored: ParseResult = { ok: true, value: { kind: "ignored", type: event.type } };
+  if (event.type === "dsync.user.updated") {
+    if (typeof state !== "string") return fail("state missing");
+    if (state !== "inactive") return ignored;
+  }
+  if (email === null) return ignored;
+  if (typeof email !== "string" || email.trim().length === 0 || email.length > MAX_EMAIL_LENGTH) {
+    return fail("email missing or malformed");
+  }
+  return { ok: true, value: { kind: "by_email", email, event } };
 }
 
 function handled(userId: string, event: ProviderEvent, needsSlug: boolean): ParseResult {

@@ -3,9 +3,11 @@
  * `POST /webhooks/identity`: the identity provider's events (WorkOS webhooks).
  * Rate-limited per client address (the auth worker's route limits, family
  * "webhooks"), then the body is read (bounded), its `WorkOS-Signature`
- * verified with the SDK, and the event reduced; the answer (200) goes out
- * before the work, which runs in `waitUntil`. A bad signature, a stale
- * timestamp or a malformed body answers 400 JSON and changes nothing.
+ * verified with the SDK, and the event reduced; a directory user's event is
+ * matched to a person by email first (the email directory; nobody: 200,
+ * ignored). The answer (200) goes out before the work, which runs in
+ * `waitUntil`. A bad signature, a stale timestamp or a malformed body answers
+ * 400 JSON and changes nothing; an email directory that cannot be read, 503.
  */
 import type { WorkOS } from "@workos-inc/node";
 import type { Application } from "../../../client-sdk/core/application";
@@ -15,9 +17,10 @@ import { createWorkOS } from "../identity/workos";
 import { routeLimiterFor } from "../limits";
 import type { AuthEnv } from "../provider";
 import { OrganizationObjects } from "../session/organizations";
+import { SessionManager } from "../session/session-manager";
 import { applyEvent } from "./dispatch";
 import { WebhookError, type WebhookErrorCode } from "./errors";
-import { parseProviderEvent } from "./events";
+import { type ParsedEvent, parseProviderEvent } from "./events";
 import { OrganizationSlugs } from "./organizations";
 import { DEFAULT_TOLERANCE_MS, SIGNATURE_HEADER, verifyWebhook } from "./verify";
 
@@ -38,6 +41,7 @@ const MESSAGES: Record<WebhookErrorCode, string> = {
   malformed_body: "The body is not a well-formed provider event",
   payload_too_large: "The body is too large",
   not_configured: "Provider webhooks are not configured on this deployment",
+  session_store_unavailable: "The event could not be matched to a person now; deliver it again later",
 };
 
 function answer(status: number, body: Record<string, unknown>): Response {
@@ -88,8 +92,21 @@ export function registerIdentityWebhook<E extends AuthEnv>(
       console.debug(`gatehouse: ignored provider event of type ${parsed.value.type}`);
       return answer(200, { received: true, handled: false });
     }
+    let target: Handled;
+    if (parsed.value.kind === "by_email") {
+      const { email, event } = parsed.value;
+      const person = await personByEmail(app, email);
+      if (!person.ok) return refuse(503, person.reason);
+      if (person.userId === null) {
+        console.debug(`gatehouse: provider event ${event.type} ${event.id} names nobody who signed in here; ignored`);
+        return answer(200, { received: true, handled: false });
+      }
+      target = { kind: "handled", userId: person.userId, event, needsSlug: false };
+    } else {
+      target = parsed.value;
+    }
     const organizations = env.ORGANIZATIONS ? new OrganizationObjects(env.ORGANIZATIONS) : null;
-    waitUntil(applyEvent(namespace, parsed.value, slugs, organizations));
+    waitUntil(applyEvent(namespace, target, slugs, organizations));
     return answer(200, { received: true, handled: true });
   };
 
@@ -101,6 +118,36 @@ export function registerIdentityWebhook<E extends AuthEnv>(
     // Without an ExecutionContext (called outside a worker's fetch) the promise runs on its own.
     return receive(c.req.raw, waitUntilOf(c) ?? ((p) => void p));
   });
+}
+
+type Handled = Extract<ParsedEvent, { kind: "handled" }>;
+
+type PersonLookup =
+  | { ok: true; userId: string | null }
+  | { ok: false; reason: "not_configured" | "session_store_unavailable" };
+
+/**
+ * Who signed in here with `email`: the email directory, the same lookup the shared-signals receiver
+ * matches an `email` subject with (`SessionManager.directory`). A failed read is a 503, so the
+ * provider delivers again rather than the deactivation being lost; never throws.
+ */
+async function personByEmail<E extends AuthEnv>(app: Application<E>, email: string): Promise<PersonLookup> {
+  let sessions: SessionManager;
+  try {
+    sessions = app.container.resolve(SessionManager);
+  } catch (err) {
+    console.error(
+      "gatehouse: a directory-sync event arrived, but there is no SessionManager (SESSIONS?)",
+      err instanceof Error ? err.name : "",
+    );
+    return { ok: false, reason: "not_configured" };
+  }
+  try {
+    return { ok: true, userId: await sessions.directory.find(email) };
+  } catch (err) {
+    console.error("gatehouse: could not read the email directory", err instanceof Error ? err.name : "");
+    return { ok: false, reason: "session_store_unavailable" };
+  }
 }
 
 /** The body as text, or null once it exceeds `max` bytes (checked while streaming). */

@@ -5,14 +5,15 @@
  * partysocket and keeps the page true. On `/account/sessions`, `sessions.changed`
  * re-renders the list from the JSON route; on `/account/activity` (first page),
  * `timeline.appended` adds the event on top. On both, `session.revoked` for this
- * tab's session (or close code 4001 / 4003) says "You were signed out" and goes
- * to the login page. It holds no secret and sends nothing but the cookies the
+ * tab's session (or close code 4001 / 4003) says "You were signed out" (or, for a
+ * directory deactivation, that the account was deactivated) and goes to the login page. It holds no secret and sends nothing but the cookies the
  * browser attaches itself.
  */
 import { PartySocket } from "partysocket";
+import type { RevocationReason } from "../../../../client-sdk/protocol/lifecycle";
 import type { SecurityEvent } from "../../../../client-sdk/protocol/security-record";
 import type * as messages from "../../../../durable-objects/user-sessions/messages";
-import { type ActivityBody, renderEvent, renderTimeline } from "../activity-view";
+import { type ActivityBody, DEACTIVATED_NOTICE, renderEvent, renderTimeline } from "../activity-view";
 import { renderSessionList, type SessionListBody } from "../view";
 import { browser } from "./browser";
 import { decodeLiveMessage } from "./wire";
@@ -65,7 +66,7 @@ function start(): void {
     if (status) status.textContent = text;
   };
 
-  const signOut = () => {
+  const signOut = (reason?: RevocationReason) => {
     if (signedOut) return;
     signedOut = true;
     clearTimeout(refreshTimer);
@@ -75,7 +76,7 @@ function start(): void {
     const notice = document.getElementById("signed-out");
     if (notice) {
       notice.hidden = false;
-      notice.textContent = "You were signed out";
+      notice.textContent = reason === "user_deactivated" ? DEACTIVATED_NOTICE : "You were signed out";
     }
     setTimeout(() => location.assign(loginUrl), SIGN_OUT_DELAY_MS);
   };
@@ -127,7 +128,7 @@ function start(): void {
       signedOut = true;
       socket.close();
       setTimeout(() => location.reload(), REPLACED_RELOAD_DELAY_MS);
-    } else if (message.type === "session.revoked" && message.sessionId === sessionId) signOut();
+    } else if (message.type === "session.revoked" && message.sessionId === sessionId) signOut(message.reason);
     else if (message.type === "timeline.appended") {
       if (liveTimeline) append(message.event);
     } else if (!activityView && (message.type === "sessions.changed" || message.type === "session.updated"))
