@@ -170,6 +170,17 @@ describe("role changes and deleted accounts", () => {
     expect(sets[1]!.claims.sub_id).toEqual(userSubject(user));
     expect(sets[0]!.event.initiating_entity).toBe("admin");
   });
+  it("a person deactivated in their directory: session-revoked and one RISC account-disabled", async () => {
+    const path = freshPath();
+    await createStream(receivers.siem(), SIEM, path);
+    const user = freshUser();
+    await signIn(user);
+    await userStub(user).applyProviderEvent({ id: `event_${user}_x`, type: "dsync.user.updated", occurredAt: now });
+    await carryOut(user);
+    const sets = await verified(await pushesTo(path), SIEM, now);
+    expect(sets.map((s) => s.eventType)).toEqual([EVENT_TYPES.sessionRevoked, EVENT_TYPES.accountDisabled]);
+    expect(sets[1]!.claims.sub_id).toEqual(userSubject(user));
+  });
 });
 
 describe("delivery", () => {
