@@ -127,6 +127,30 @@ describe("a revoked session (CAEP 1.0 §3.1 session-revoked)", () => {
   });
 });
 
+describe("the kill switch", () => {
+  it("ends every member's sessions, each pushed as session-revoked by an administrator", async () => {
+    const path = freshPath();
+    await createStream(receivers.siem(), SIEM, path);
+    const org = `org_ks_${Date.now().toString(36)}`;
+    const [ann, bob] = [freshUser(), freshUser()];
+    const sessions = [await signIn(ann, org), await signIn(bob, org)];
+    // The switch ends what was issued before its epoch (the objects' clock; the sign-ins used the wall's).
+    now = Date.now() + 1;
+    await manager().endOrganizationSessions(org, { kind: "kill_switch", label: "ops" });
+    await carryOut(ann);
+    await carryOut(bob);
+    const sets = await verified(await pushesTo(path), SIEM, now);
+    expect(sets.map((s) => s.eventType)).toEqual([EVENT_TYPES.sessionRevoked, EVENT_TYPES.sessionRevoked]);
+    expect(sets.map(sessionOf).sort()).toEqual([...sessions].sort());
+    expect(sets.map(userOf).sort()).toEqual([ann, bob].sort());
+    // CAEP 1.0 §2: the kill switch is an administrator's act; no operator label leaves.
+    for (const set of sets) {
+      expect(set.event.initiating_entity).toBe("admin");
+      expect(JSON.stringify(set.claims)).not.toContain("ops");
+    }
+  });
+});
+
 describe("role changes and deleted accounts", () => {
   it("a membership change becomes CAEP token-claims-change with the tenant and the new role", async () => {
     const path = freshPath();

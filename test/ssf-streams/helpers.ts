@@ -20,7 +20,10 @@ export const receivers = {
 };
 
 export function manager(): SessionManager {
-  return new SessionManager(env.SESSIONS, env.SESSION_SECRET, { userSessions: env.USER_SESSIONS });
+  return new SessionManager(env.SESSIONS, env.SESSION_SECRET, {
+    userSessions: env.USER_SESSIONS,
+    organizations: env.ORGANIZATIONS,
+  });
 }
 
 let n = 0;
@@ -29,9 +32,13 @@ export function freshUser(): string {
   return `user_ssfs_${Date.now().toString(36)}_${++n}`;
 }
 
-export async function signIn(userId: string): Promise<string> {
-  const user = { id: userId, email: `${userId}@acme.test`, firstName: "Test", lastName: userId, memberships: [] };
-  return (await manager().createSession(user)).sessionId;
+/** A session of `userId`, signed in to `organization` (a member of it) or to none. */
+export async function signIn(userId: string, organization?: string): Promise<string> {
+  const memberships = organization
+    ? [{ organizationId: organization, organizationSlug: organization.replaceAll("_", "-"), role: "member" }]
+    : [];
+  const user = { id: userId, email: `${userId}@acme.test`, firstName: "Test", lastName: userId, memberships };
+  return (await manager().createSession(user, organization)).sessionId;
 }
 
 export const userStub = (userId: string) => env.USER_SESSIONS.get(env.USER_SESSIONS.idFromName(userId));
