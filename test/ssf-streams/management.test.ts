@@ -6,10 +6,10 @@
  * token: a token decides whose streams a call sees, the admin token opens nothing, and an endpoint
  * outside the receiver's configured origins is refused.
  */
-import { SELF } from "cloudflare:test";
+import { createExecutionContext, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { setObjectClock } from "gatehouse-workers/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   checkManagementError,
   checkManagementSuccess,
@@ -19,7 +19,7 @@ import {
   type SsfReferenceReceiver,
 } from "../ssf-reference/client";
 import { createStream, freshPath, receivers } from "./helpers";
-import { ISSUER, SIEM, WAREHOUSE } from "./worker";
+import worker, { ISSUER, SIEM, WAREHOUSE } from "./worker";
 
 const SESSION_REVOKED = "https://schemas.openid.net/secevent/caep/event-type/session-revoked";
 const CLAIMS_CHANGE = "https://schemas.openid.net/secevent/caep/event-type/token-claims-change";
@@ -378,5 +378,39 @@ describe("the operator's view (GET /admin/ssf/streams)", () => {
         recent: [],
       }),
     ]);
+  });
+});
+
+describe("the start-up check (weak or missing secrets fail closed, naming the variable)", () => {
+  async function withEnv(overrides: Record<string, unknown>): Promise<{ status: number; logged: string }> {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const ctx = createExecutionContext();
+      const res = await worker.fetch(
+        new Request(`${ISSUER}/ssf/stream`, { headers: { Authorization: `Bearer ${env.SSF_TOKEN_SIEM}` } }),
+        { ...env, ...overrides } as Cloudflare.Env,
+        ctx,
+      );
+      await waitOnExecutionContext(ctx);
+      const text = await res.text();
+      expect(text).not.toContain("SSF_TOKEN");
+      return { status: res.status, logged: errors.mock.calls.flat().join("\n") };
+    } finally {
+      errors.mockRestore();
+    }
+  }
+
+  it("a receiver token that is missing, short or a placeholder: 503, the log names it", async () => {
+    for (const value of [undefined, "short-token", "changeme-changeme-changeme-changeme-changeme"]) {
+      const { status, logged } = await withEnv({ SSF_TOKEN_WAREHOUSE: value });
+      expect(status).toBe(503);
+      expect(logged).toContain("SSF_TOKEN_WAREHOUSE");
+    }
+  });
+
+  it("without the SsfStreams binding: 503, the log names SSF_STREAMS", async () => {
+    const { status, logged } = await withEnv({ SSF_STREAMS: undefined });
+    expect(status).toBe(503);
+    expect(logged).toContain("SSF_STREAMS");
   });
 });

@@ -291,11 +291,30 @@ describe("bad key configuration fails closed, naming the variable", () => {
 
   it("createAuthWorker checks the ssf options at once", () => {
     expect(resolveAuthWorkerOptions({}).ssf).toBeUndefined();
-    expect(resolveAuthWorkerOptions({ ssf: {} }).ssf).toEqual({ signingKeys: "SSF_SIGNING_KEYS" });
+    expect(resolveAuthWorkerOptions({ ssf: {} }).ssf).toEqual({ signingKeys: "SSF_SIGNING_KEYS", receivers: [] });
     expect(resolveAuthWorkerOptions({ ssf: { issuer: "https://sso.example.com/", signingKeys: "K" } }).ssf).toEqual({
       issuer: "https://sso.example.com",
       signingKeys: "K",
+      receivers: [],
     });
+    // Receivers: each names its own token secret and https origins; mistakes name the option.
+    const receiver = { token: "SSF_TOKEN_A", endpoints: ["https://a.example"] };
+    expect(() => resolveAuthWorkerOptions({ ssf: { receivers: { A: receiver } } })).toThrow(/not a receiver name/);
+    expect(() =>
+      resolveAuthWorkerOptions({ ssf: { receivers: { a: { ...receiver, token: "ADMIN_API_TOKEN" } } } }),
+    ).toThrow(/ssf\.receivers\.a\.token/);
+    expect(() => resolveAuthWorkerOptions({ ssf: { receivers: { a: receiver, b: { ...receiver } } } })).toThrow(
+      /each receiver needs its own token/,
+    );
+    expect(() =>
+      resolveAuthWorkerOptions({ ssf: { receivers: { a: { ...receiver, endpoints: ["http://a.example"] } } } }),
+    ).toThrow(/ssf\.receivers\.a\.endpoints\[0\]/);
+    expect(() =>
+      resolveAuthWorkerOptions({ ssf: { receivers: { a: { ...receiver, endpoints: ["https://a.example/in"] } } } }),
+    ).toThrow(/must be an origin/);
+    expect(() => resolveAuthWorkerOptions({ ssf: { receivers: { a: { ...receiver, maxStreams: 0 } } } })).toThrow(
+      /maxStreams/,
+    );
     expect(() => resolveAuthWorkerOptions({ ssf: { issuer: "http://sso.example.com" } })).toThrow(/ssf\.issuer/);
     expect(() => resolveAuthWorkerOptions({ ssf: { issuer: "https://sso.example.com/tenant" } })).toThrow(
       /ssf\.issuer/,
