@@ -70,6 +70,13 @@ const refuse = (description: string, status: 400 | 403 = 400): { ok: false; refu
   refusal: { status, description },
 });
 
+/** `text` cut to at most `max` UTF-16 units, never between the two halves of a surrogate pair (one would be stored as U+FFFD). */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -124,7 +131,7 @@ export function receiverProperties(
   let description: string | null;
   if (body.description === undefined) description = keep ? base.description : null;
   else if (typeof body.description !== "string") return refuse("description must be a string");
-  else description = body.description.slice(0, MAX_DESCRIPTION);
+  else description = truncate(body.description, MAX_DESCRIPTION);
   if (body.delivery === undefined) {
     if (keep) return { ok: true, value: { ...base, eventsRequested, description } };
     return refuse(

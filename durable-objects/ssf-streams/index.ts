@@ -32,7 +32,7 @@ import {
 import { enqueueSet, type PushRun, pendingCount, pushDue, recentDeliveries } from "./outbox";
 import { SSF_STREAMS_SCHEMA } from "./schema";
 import { signSet } from "./sign";
-import { isRemoved } from "./subjects";
+import { isRemoved, type RemovedSubject, removedSubjects } from "./subjects";
 
 export { MIN_VERIFICATION_INTERVAL_S, type ReceiverGrant } from "./configuration";
 export { SsfTransmitterError, type SsfTransmitterErrorCode } from "./errors";
@@ -70,6 +70,13 @@ export class SsfStreams extends DurableObject<StreamsEnv> {
    * operator, until the receiver comes back or its rows are dropped after the retries). Empty: none.
    */
   static receivers: readonly string[] = [];
+  /**
+   * The origins each receiver's push endpoints may be under now (`ssf.receivers.<name>.endpoints`,
+   * set by `createAuthWorker`). A stream whose `endpoint_url` is no longer under one of them (the
+   * operator took the origin away) gets nothing more, like a removed receiver's, until its
+   * receiver points it at an origin still allowed. A receiver missing here: none allowed.
+   */
+  static endpoints: Readonly<Record<string, readonly string[]>> = {};
 
   constructor(ctx: DurableObjectState, env: StreamsEnv) {
     super(ctx, env);
@@ -148,6 +155,8 @@ export class SsfStreams extends DurableObject<StreamsEnv> {
     let queued = 0;
     for (const stream of streams) {
       const delivered = eventsDelivered(JSON.parse(stream.events_requested) as string[]);
+      // Read once per stream, not once per SET: a receiver may remove up to MAX_REMOVED_SUBJECTS.
+      let removed: RemovedSubject[] | null = null;
       for (const event of events) {
         let n = 0;
         const sets = eventToSets(event, {
@@ -158,7 +167,9 @@ export class SsfStreams extends DurableObject<StreamsEnv> {
         });
         for (const set of sets) {
           const type = Object.keys(set.events)[0]!;
-          if (!delivered.includes(type) || isRemoved(this.#sql, stream.stream_id, set.sub_id)) continue;
+          if (!delivered.includes(type)) continue;
+          removed ??= removedSubjects(this.#sql, stream.stream_id);
+          if (isRemoved(removed, set.sub_id)) continue;
           keys ??= await this.#keys();
           const jws = await signSet(set, keys);
           enqueueSet(this.#sql, { streamId: stream.stream_id, jti: set.jti, eventType: type, jws }, now);
@@ -204,13 +215,18 @@ export class SsfStreams extends DurableObject<StreamsEnv> {
     await this.#schedule();
   }
 
-  /** The streams matching `where` whose receiver is still configured. */
+  /** The streams matching `where` whose receiver is still configured, pushing to an origin it still allows. */
   #live(where: string): StreamRow[] {
-    const receivers = (this.constructor as typeof SsfStreams).receivers;
+    const { receivers, endpoints } = this.constructor as typeof SsfStreams;
     return this.#sql
       .exec<StreamRow>(`SELECT * FROM streams WHERE ${where}`)
       .toArray()
-      .filter((row) => receivers.includes(row.receiver));
+      .filter(
+        (row) =>
+          receivers.includes(row.receiver) &&
+          Object.hasOwn(endpoints, row.receiver) &&
+          endpoints[row.receiver]!.includes(new URL(row.endpoint_url).origin),
+      );
   }
 
   /** The alarm when the first SET of a live enabled stream is due (a stream's SETs go in order; none: no alarm). */

@@ -18,6 +18,7 @@ import {
   receiverProperties,
   type StreamRow,
   transmitterMismatch,
+  truncate,
 } from "./configuration";
 import { addSubject, canonicalSubject, removeSubject } from "./subjects";
 
@@ -183,7 +184,7 @@ export function updateStatus(sql: SqlStorage, grant: ReceiverGrant, body: unknow
     return invalid("status must be enabled, paused or disabled.");
   }
   if (body.reason !== undefined && typeof body.reason !== "string") return invalid("reason must be a string.");
-  const reason = typeof body.reason === "string" ? body.reason.slice(0, MAX_REASON) : null;
+  const reason = typeof body.reason === "string" ? truncate(body.reason, MAX_REASON) : null;
   sql.exec(
     "UPDATE streams SET status = ?, reason = ?, updated_at = ? WHERE stream_id = ?",
     body.status,

@@ -6,11 +6,13 @@
  * application/json` (§2.1), the receiver's `authorization_header` when it gave one (SSF 1.0 §5.1.1).
  * 2xx (§2.2: 202) delivers; a 400 with an RFC 8935 §2.4 `err` is final (`refused`), except
  * `invalid_key`, which a receiver answers while it still has our previous keys cached (retried);
- * anything else (another status, no answer, a redirect, the deadline) is retried per
- * `STREAM_RETRY_DELAYS_MS`, then dropped. A stream's SETs go in order: a failure stops its run, so
+ * anything else (another status, no answer, a redirect, which is never followed, the deadline) is
+ * retried per `STREAM_RETRY_DELAYS_MS`, then dropped. The deadline covers the answer's body too,
+ * and a 400's body is read at most `MAX_ERROR_BODY` bytes (past it: no `err`). A stream's SETs go in order: a failure stops its run, so
  * a later SET never overtakes an earlier one about the same subject (SSF 1.0 §8.1.2). The log never
  * holds a SET, a subject or a receiver's answer body beyond its `err` code.
  */
+import { readBoundedText } from "../../client-sdk/core/body";
 import { withDeadline } from "../../client-sdk/core/deadline";
 import type { StreamDeliveryAttempt, StreamDeliveryOutcome } from "../../client-sdk/protocol/shared-signals";
 
@@ -149,35 +151,11 @@ interface PushAnswer {
 async function push(target: PushTarget, jws: string, fetcher: typeof fetch): Promise<PushAnswer> {
   const abort = new AbortController();
   try {
-    const response = await withDeadline(
-      fetcher(target.endpointUrl, {
-        method: "POST",
-        redirect: "manual",
-        signal: abort.signal,
-        headers: {
-          "Content-Type": "application/secevent+jwt",
-          Accept: "application/json",
-          "User-Agent": "gatehouse-workers shared signals",
-          ...(target.authorizationHeader ? { Authorization: target.authorizationHeader } : {}),
-        },
-        body: jws,
-      }),
-      PUSH_TIMEOUT_MS,
-      () => {
-        abort.abort();
-        return new Error("timed out");
-      },
-    );
-    if (response.status >= 200 && response.status < 300) {
-      await response.body?.cancel();
-      return { delivered: true, final: false, status: response.status, err: null };
-    }
-    if (response.status !== 400) {
-      await response.body?.cancel();
-      return { delivered: false, final: false, status: response.status, err: null };
-    }
-    const err = await pushErrorOf(response);
-    return { delivered: false, final: err !== "invalid_key", status: 400, err };
+    // The deadline covers the answer's body too: an endpoint that trickles it cannot hold the alarm.
+    return await withDeadline(send(target, jws, fetcher, abort.signal), PUSH_TIMEOUT_MS, () => {
+      abort.abort();
+      return new Error("timed out");
+    });
   } catch (err) {
     // The error's name only: a message may carry the endpoint, and with it a token.
     console.error(
@@ -187,11 +165,36 @@ async function push(target: PushTarget, jws: string, fetcher: typeof fetch): Pro
   }
 }
 
-/** The `err` of an RFC 8935 §2.3 error body (a known §2.4 code), or null. */
+async function send(target: PushTarget, jws: string, fetcher: typeof fetch, signal: AbortSignal): Promise<PushAnswer> {
+  const response = await fetcher(target.endpointUrl, {
+    method: "POST",
+    redirect: "manual",
+    signal,
+    headers: {
+      "Content-Type": "application/secevent+jwt",
+      Accept: "application/json",
+      "User-Agent": "gatehouse-workers shared signals",
+      ...(target.authorizationHeader ? { Authorization: target.authorizationHeader } : {}),
+    },
+    body: jws,
+  });
+  if (response.status >= 200 && response.status < 300) {
+    await response.body?.cancel();
+    return { delivered: true, final: false, status: response.status, err: null };
+  }
+  if (response.status !== 400) {
+    await response.body?.cancel();
+    return { delivered: false, final: false, status: response.status, err: null };
+  }
+  const err = await pushErrorOf(response);
+  return { delivered: false, final: err !== "invalid_key", status: 400, err };
+}
+
+/** The `err` of an RFC 8935 §2.3 error body (a known §2.4 code), or null; past `MAX_ERROR_BODY` bytes it stops reading. */
 async function pushErrorOf(response: Response): Promise<string | null> {
+  const text = await readBoundedText(response, MAX_ERROR_BODY);
+  if (text === null) return null;
   try {
-    const text = await new Response(response.body).text();
-    if (text.length > MAX_ERROR_BODY) return null;
     const err = (JSON.parse(text) as { err?: unknown }).err;
     return typeof err === "string" && PUSH_ERRORS.has(err) ? err : null;
   } catch {

@@ -20,9 +20,11 @@
  * objects (RFC 7515 §7.1, RFC 7519 §7.2).
  *
  * Control API (host `receiver.control`, also through `fetch`):
- * - POST /respond?path=<url-path>&status=<n>[&err=<code>][&description=<text>][&times=<n>]: the next n
- *   (default 1) well-formed pushes to that path answer `status`; with `err`, the RFC 8935 error JSON
- *   (only with status 400), else a plain-text body (e.g. 5xx). Rules for a path queue up in order.
+ * - POST /respond?path=<url-path>&status=<n>[&err=<code>][&description=<text>][&times=<n>][&location=<url>]:
+ *   the next n (default 1) well-formed pushes to that path answer `status`; with `err`, the RFC 8935
+ *   error JSON (only with status 400), else a plain-text body (e.g. 5xx); with `location`, a
+ *   `Location` header (a redirect, for a transmitter that must not follow it). Rules for a path
+ *   queue up in order.
  * - GET /received[?path=<url-path>]: the kept pushes (for that path), oldest first, as JSON.
  * - POST /reset: forget every push and rule.
  */
@@ -101,7 +103,13 @@ async function control(request, url) {
       return new Response("err goes with status 400 only (RFC 8935 §2.3)", { status: 400 });
     }
     const queue = rules.get(path) ?? [];
-    queue.push({ status, err, description: url.searchParams.get("description"), remaining: times });
+    queue.push({
+      status,
+      err,
+      description: url.searchParams.get("description"),
+      location: url.searchParams.get("location"),
+      remaining: times,
+    });
     rules.set(path, queue);
     return new Response(null, { status: 204 });
   }
@@ -161,10 +169,11 @@ async function push(request, url) {
         err = rule.err;
         response = setError(rule.err, rule.description ?? `refused by the test (${rule.err})`);
       } else {
+        const headers = rule.location ? { Location: rule.location } : {};
         response =
           rule.status === 202 || rule.status === 204
-            ? new Response(null, { status: rule.status })
-            : new Response(rule.description ?? `scripted ${rule.status}`, { status: rule.status });
+            ? new Response(null, { status: rule.status, headers })
+            : new Response(rule.description ?? `scripted ${rule.status}`, { status: rule.status, headers });
       }
     }
   }

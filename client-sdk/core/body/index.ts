@@ -1,11 +1,11 @@
 /**
  * @module
- * A request body read as text with a ceiling: checked against `Content-Length` first and counted
- * while streaming, so a client cannot make a worker buffer more than it allows.
+ * A request body (or a response's) read as text with a ceiling: checked against `Content-Length`
+ * first and counted while streaming, so a client cannot make a worker buffer more than it allows.
  */
 
 /** The body as text, or null when it is empty, unreadable or over `max` bytes (checked while streaming). */
-export async function readBoundedText(request: Request, max: number): Promise<string | null> {
+export async function readBoundedText(request: Pick<Request, "headers" | "body">, max: number): Promise<string | null> {
   const declared = Number(request.headers.get("Content-Length"));
   if (Number.isFinite(declared) && declared > max) return null;
   if (!request.body) return null;

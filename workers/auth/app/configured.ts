@@ -43,6 +43,7 @@ export function configureAuthWorker(options: AuthWorkerOptions = {}): ResolvedAu
   UserSessions.ssfStreamsBinding = streams ? resolved.bindings.ssfStreams : null;
   SsfStreams.signingKeys = resolved.ssf?.signingKeys ?? SsfStreams.signingKeys;
   SsfStreams.receivers = resolved.ssf?.receivers.map((r) => r.name) ?? [];
+  SsfStreams.endpoints = Object.fromEntries(resolved.ssf?.receivers.map((r) => [r.name, r.endpoints]) ?? []);
   OrganizationSessions.sessionsBinding = resolved.bindings.sessions;
   OrganizationSessions.userSessionsBinding = resolved.bindings.userSessions;
   OrganizationSessions.retentionMs = retentionMs;

@@ -4,11 +4,12 @@
  * `/ssf/stream` (POST create, GET read, PATCH update, PUT replace, DELETE), `/ssf/status` (GET,
  * POST), `/ssf/subjects/add`, `/ssf/subjects/remove` and `/ssf/verify` (POST). Each request carries
  * its receiver's own bearer token (RFC 6750 §2.1), compared as SHA-256 digests in constant time;
- * the admin token opens nothing here. The token alone decides the receiver, and the receiver's grant
- * (its `aud`, the origins its endpoints may be under, its number of streams) comes from
- * configuration, never from the request. These are machine-to-machine calls with no cookie, so
- * there is no ambient credential to forge (no CSRF token); the methods are the specification's
- * (PATCH, PUT, DELETE included). Answers are JSON with `Cache-Control: no-store`; a 4xx carries
+ * the admin token opens nothing here, nor does a receiver's token an operator also gave another
+ * receiver or an admin (it would not say who calls). The token alone decides the receiver, and the
+ * receiver's grant (its `aud`, the origins its endpoints may be under, its number of streams) comes
+ * from configuration, never from the request. A body is at most 16 KiB of JSON nested at most 16
+ * levels. These are machine-to-machine calls with no cookie, so there is no ambient credential to
+ * forge (no CSRF token); the methods are the specification's (PATCH, PUT, DELETE included). Answers are JSON with `Cache-Control: no-store`; a 4xx carries
  * `{ error, message }`, never an echo of the request.
  */
 import type { Application } from "../../../../client-sdk/core/application";
@@ -20,7 +21,7 @@ import {
   SSF_STREAMS_OBJECT,
   type SsfStreams,
 } from "../../../../durable-objects/ssf-streams";
-import { matchAdminToken } from "../../admin/tokens";
+import { adminTokens, matchAdminToken } from "../../admin/tokens";
 import { routeLimiterFor } from "../../limits";
 import type { AuthEnv } from "../../provider";
 import type { ResolvedSsfReceiver } from "./options";
@@ -39,6 +40,11 @@ const MANAGEMENT_PATHS = [
 ] as const;
 /** A stream configuration is well under 8 KiB; anything larger is refused unread. */
 const MAX_BODY_BYTES = 16 * 1024;
+/**
+ * Nesting no request needs (a complex subject is three levels into the body). Deeper JSON is
+ * refused before it goes to the object: the RPC serializer recurses, and 16 KiB of `[` overflow it.
+ */
+const MAX_DEPTH = 16;
 
 const NO_STORE = { "Cache-Control": "no-store" };
 
@@ -55,6 +61,13 @@ export function registerSsfManagement<E extends AuthEnv>(app: Application<E>, op
   const limiter = routeLimiterFor(app, "ssf", { reportLockouts: false });
   const env = () => app.env as unknown as Record<string, unknown>;
 
+  /** True when the receiver's configured token is also an admin token or another receiver's. */
+  const sharedToken = (name: string, tokens: readonly { label: string; token: string }[]) => {
+    const own = tokens.find((t) => t.label === name)?.token;
+    const others = [...adminTokens(env()), ...tokens.filter((t) => t.label !== name)];
+    return others.some((t) => t.token === own);
+  };
+
   /** The object, the receiver's grant, or the answer that ends the request (401, 503). */
   async function caller(
     request: Request,
@@ -66,7 +79,14 @@ export function registerSsfManagement<E extends AuthEnv>(app: Application<E>, op
       return typeof token === "string" && token !== "" ? [{ label: r.name, token }] : [];
     });
     const name = match ? await matchAdminToken(match[1]!, tokens) : null;
-    const receiver = options.receivers.find((r) => r.name === name);
+    let receiver = options.receivers.find((r) => r.name === name);
+    // A token an operator reused (an admin token, another receiver's) does not say who calls: it opens nothing.
+    if (receiver && sharedToken(receiver.name, tokens)) {
+      console.error(
+        `gatehouse: ssf: receiver ${receiver.name}'s token is also an admin token or another receiver's; it opens nothing until it is its own`,
+      );
+      receiver = undefined;
+    }
     if (!receiver) {
       return jsonError(401, "unauthorized", "A receiver's bearer token is required.", {
         "WWW-Authenticate": 'Bearer realm="ssf"',
@@ -145,11 +165,25 @@ export function registerSsfManagement<E extends AuthEnv>(app: Application<E>, op
 async function jsonBody(request: Request): Promise<unknown | Response> {
   const text = await readBoundedText(request, MAX_BODY_BYTES);
   if (text === null) return jsonError(400, "invalid_request", "The body must be a JSON object of at most 16 KiB.");
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch {
     return jsonError(400, "invalid_request", "The body is not JSON.");
   }
+  return tooDeep(body) ? jsonError(400, "invalid_request", `The body nests deeper than ${MAX_DEPTH} levels.`) : body;
+}
+
+/** True when `value` has objects or arrays nested deeper than `MAX_DEPTH` (walked without recursion). */
+function tooDeep(value: unknown): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [node, depth] = next;
+    if (typeof node !== "object" || node === null) continue;
+    if (depth > MAX_DEPTH) return true;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /** The object's answer as HTTP (`created`: a 201's `Location` is the stream's own URL, RFC 9110 §15.3.2). */
