@@ -91,5 +91,7 @@ export interface StreamOverview {
   configuration: StreamConfiguration;
   status: StreamStatus;
   pending: number;
+  /** Subjects the receiver removed (their events are held back; SSF 1.0 §9.3 warns of malicious removal). */
+  removedSubjects: number;
   recent: StreamDeliveryAttempt[];
 }

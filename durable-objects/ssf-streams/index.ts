@@ -192,6 +192,11 @@ export class SsfStreams extends DurableObject<StreamsEnv> {
         configuration: configurationOf(row),
         status: statusOf(row),
         pending: pendingCount(this.#sql, row.stream_id),
+        removedSubjects: Number(
+          this.#sql
+            .exec<{ n: number }>("SELECT COUNT(*) AS n FROM stream_subjects WHERE stream_id = ?", row.stream_id)
+            .one().n,
+        ),
         recent: recentDeliveries(this.#sql, row.stream_id, limit),
       }));
   }

@@ -354,6 +354,8 @@ describe("the operator's view (GET /admin/ssf/streams)", () => {
       stream_id: id,
       delivery: { method: PUSH_METHOD, endpoint_url: `${SIEM}/in`, authorization_header: "Bearer inbox-secret-9" },
     });
+    // A removal is seen by the operator (SSF 1.0 §9.3: removal can hide a person's events).
+    await siem.removeSubject({ stream_id: id, subject: { format: "email", email: "someone@example.com" } });
     const anonymous = await SELF.fetch(`${ISSUER}/admin/ssf/streams`);
     expect(anonymous.status).toBe(401);
     // A receiver's token is not an admin token.
