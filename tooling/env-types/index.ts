@@ -40,6 +40,7 @@ export const PROJECTS: Readonly<Record<string, readonly string[]>> = {
   "test/ssf-streams": ["test/ssf-streams/wrangler.toml"],
   "test/ssf-transmitter": ["test/ssf-transmitter/wrangler.toml"],
   "test/ssf-receiver": ["test/ssf-receiver/wrangler.toml"],
+  "test/ssf-rotation": ["test/ssf-rotation/wrangler.toml"],
   "test/versioned-kv": ["test/versioned-kv/wrangler.toml"],
   "test/webhooks": ["test/webhooks/wrangler.toml"],
   "test/worker-factory": ["test/worker-factory/wrangler.toml"],

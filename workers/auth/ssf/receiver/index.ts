@@ -10,7 +10,8 @@ export {
   type SsfReceiverOptions,
   type SsfTransmitterOption,
 } from "./options";
+export { JWKS_COOLDOWN_MS, JWKS_MAX_AGE_MS, KeysUnavailable } from "./remote-keys";
 export { SeenTokens } from "./replay";
 export { pushError, registerSsfReceiver, SSF_EVENTS_PATH, type SsfReceiverRouteOptions } from "./route";
 export { type MatchedSubject, matchSubject } from "./subjects";
-export { ALGORITHMS, KeysUnavailable, type PushErrorCode, type Verified, verifySet } from "./verify";
+export { ALGORITHMS, type PushErrorCode, type Verified, verifySet } from "./verify";

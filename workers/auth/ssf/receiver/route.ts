@@ -15,14 +15,9 @@ import type { AuthEnv } from "../../provider";
 import { SessionManager } from "../../session/session-manager";
 import { actOn, recordReplay } from "./act";
 import type { ResolvedTransmitter } from "./options";
+import { KeysUnavailable } from "./remote-keys";
 import { SeenTokens } from "./replay";
-import {
-  DEFAULT_MAX_AGE_SECONDS,
-  DEFAULT_SKEW_SECONDS,
-  KeysUnavailable,
-  type PushErrorCode,
-  verifySet,
-} from "./verify";
+import { DEFAULT_MAX_AGE_SECONDS, DEFAULT_SKEW_SECONDS, type PushErrorCode, verifySet } from "./verify";
 
 export const SSF_EVENTS_PATH = "/ssf/events";
 /** A SET is a few hundred bytes; 64 KiB leaves room for large event payloads and nothing more. */

@@ -8,7 +8,6 @@
  */
 import {
   createLocalJWKSet,
-  createRemoteJWKSet,
   decodeJwt,
   decodeProtectedHeader,
   errors,
@@ -18,6 +17,7 @@ import {
 } from "jose";
 import { SET_TYPE, type SecurityEventToken } from "../../../../client-sdk/protocol/shared-signals";
 import type { ResolvedTransmitter } from "./options";
+import { KeysUnavailable, RemoteKeys } from "./remote-keys";
 
 /** RFC 8935 §2.4 error codes (IANA "Security Event Token Error Codes"). */
 export type PushErrorCode =
@@ -64,21 +64,17 @@ function fail(which: keyof typeof FAIL): Verified {
   return { ok: false, err, description };
 }
 
-/** Key sets per transmitter, built once (a remote set caches and refetches by itself). */
-const keySets = new WeakMap<ResolvedTransmitter, JWTVerifyGetKey>();
+/** Key sets per transmitter, built once (a remote one caches and refetches by `now`: remote-keys.ts). */
+const keySets = new WeakMap<ResolvedTransmitter, JWTVerifyGetKey | RemoteKeys>();
 
-function keySetOf(t: ResolvedTransmitter): JWTVerifyGetKey {
+function keySetOf(t: ResolvedTransmitter, now: number): JWTVerifyGetKey {
   let set = keySets.get(t);
   if (!set) {
-    set = "jwks" in t.keys ? createLocalJWKSet(t.keys.jwks) : createRemoteJWKSet(t.keys.jwksUri);
+    set = "jwks" in t.keys ? createLocalJWKSet(t.keys.jwks) : new RemoteKeys(t.keys.jwksUri);
     keySets.set(t, set);
   }
-  return set;
-}
-
-/** Thrown when a transmitter's JWKS cannot be fetched: not the sender's fault, so not a 400. */
-export class KeysUnavailable extends Error {
-  override name = "KeysUnavailable";
+  const keys = set;
+  return keys instanceof RemoteKeys ? (header, token) => keys.getKey(header, token, now) : keys;
 }
 
 export async function verifySet(
@@ -101,7 +97,7 @@ export async function verifySet(
   const skew = options.skewSeconds ?? DEFAULT_SKEW_SECONDS;
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(token, keySetOf(transmitter), {
+    ({ payload } = await jwtVerify(token, keySetOf(transmitter, options.now), {
       algorithms: [...ALGORITHMS],
       issuer: transmitter.issuer,
       // RFC 8417 §2.3 makes `typ` a MAY, but a MUST where a SET could be taken for another JWT; an
@@ -134,7 +130,7 @@ export async function verifySet(
 }
 
 function classify(err: unknown): Verified {
-  if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid) throw new KeysUnavailable();
+  if (err instanceof KeysUnavailable) throw err;
   if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys) return fail("key");
   if (err instanceof errors.JWSSignatureVerificationFailed) return fail("signature");
   if (err instanceof errors.JOSEAlgNotAllowed) return fail("alg");
@@ -145,6 +141,6 @@ function classify(err: unknown): Verified {
   }
   if (err instanceof errors.JWTExpired) return fail("iat");
   if (err instanceof errors.JOSEError) return fail("malformed");
-  // A failed fetch of a remote JWKS (network): not the sender's fault.
+  // Not a verdict on the SET (nothing of jose's): not the sender's fault either.
   throw new KeysUnavailable();
 }
