@@ -46,15 +46,25 @@ export type SecurityEventType =
 /**
  * What a received shared signal came to (issue 32): `revoked` sessions ended; `no_session` nothing
  * to end; `unknown_event` a type we do not act on; `verified` an SSF verification event;
- * `replayed` a copy of one already received (refused).
+ * `replayed` a copy of one already received (refused); `expired` and `wrong_audience` a SET its
+ * transmitter did sign, refused for its `iat` window or its `aud` (nothing acted on).
  */
-export type SignalOutcome = "revoked" | "no_session" | "unknown_event" | "verified" | "replayed";
+export type SignalOutcome =
+  | "revoked"
+  | "no_session"
+  | "unknown_event"
+  | "verified"
+  | "replayed"
+  | "expired"
+  | "wrong_audience";
 export const SIGNAL_OUTCOMES: readonly SignalOutcome[] = [
   "revoked",
   "no_session",
   "unknown_event",
   "verified",
   "replayed",
+  "expired",
+  "wrong_audience",
 ];
 
 /** One event of a user's timeline. `id` is stable (an idempotency key for webhook receivers). */

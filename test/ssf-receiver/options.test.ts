@@ -74,6 +74,12 @@ describe("signal.received on the activity page", () => {
     expect(describeEvent(event)).toBe(
       "idp.example.test reported a security event (session revoked): sessions were signed out",
     );
+    expect(describeEvent({ ...event, detail: { ...event.detail, outcome: "expired" } })).toBe(
+      "idp.example.test reported a security event (session revoked): too old, refused",
+    );
+    expect(describeEvent({ ...event, detail: { ...event.detail, outcome: "wrong_audience" } })).toBe(
+      "idp.example.test reported a security event (session revoked): addressed to another service, refused",
+    );
     expect(describeEvent({ ...event, detail: { ...event.detail, event: "<script>", outcome: "x" } })).toBe(
       "idp.example.test reported a security event (unknown): recorded",
     );

@@ -185,6 +185,10 @@ describe("refusing SETs (RFC 8935 §2.3, §2.4)", () => {
         "invalid_request",
       );
       expect(await liveSessions(user)).toEqual([kept]);
+      // Its transmitter did sign it: the person's timeline says it was refused, and why.
+      expect(await signals(user)).toEqual([
+        { issuer: "idp.example.test", event: SSF_EVENTS.accountDisabled, outcome: "expired" },
+      ]);
     }
   });
 
@@ -203,12 +207,20 @@ describe("refusing SETs (RFC 8935 §2.3, §2.4)", () => {
     await expectRefused(await push(set), "invalid_key");
   });
 
-  it("a wrong audience is refused: invalid_audience", async () => {
+  it("a wrong audience is refused: invalid_audience, and recorded on the person's timeline", async () => {
+    const user = freshUser();
+    const kept = await signIn(user);
     const set = await makeSet(
       { [SSF_EVENTS.accountDisabled]: {} },
-      { subId: byEmail("x"), aud: "https://other.example" },
+      { subId: byEmail(user), aud: "https://other.example" },
     );
     await expectRefused(await push(set), "invalid_audience");
+    await expectRefused(await push(set), "invalid_audience");
+    expect(await liveSessions(user)).toEqual([kept]);
+    // Once per SET, however often it comes.
+    expect(await signals(user)).toEqual([
+      { issuer: "idp.example.test", event: SSF_EVENTS.accountDisabled, outcome: "wrong_audience" },
+    ]);
   });
 
   it("an audience list that includes ours is accepted", async () => {

@@ -123,6 +123,8 @@ function signalOutcome(outcome: string | number | boolean | null): string {
   if (outcome === "unknown_event") return "not acted on";
   if (outcome === "verified") return "a test of the connection";
   if (outcome === "replayed") return "a repeated copy, refused";
+  if (outcome === "expired") return "too old, refused";
+  if (outcome === "wrong_audience") return "addressed to another service, refused";
   return "recorded";
 }
 

@@ -69,16 +69,20 @@ export async function actOn(
   return acted;
 }
 
-/** A replayed SET (refused): still told to the timeline of each person it names, once. */
-export async function recordReplay(
+/**
+ * A refused SET its transmitter did sign (a replayed copy, one too old, one addressed to another
+ * audience): still told to the timeline of each person it names, once per SET and outcome.
+ */
+export async function recordRefusal(
   set: Received,
   transmitter: ResolvedTransmitter,
   sessions: SessionManager,
+  outcome: "replayed" | "expired" | "wrong_audience",
 ): Promise<void> {
   const setId = await setIdOf(set);
   for (const [event, body] of Object.entries(set.events)) {
     const subject = await matchSubject(subjectOf(set, body), transmitter, sessions.directory);
-    if (subject) await sessions.recordSignal(subject.userId, transmitter.label, event, "replayed", setId);
+    if (subject) await sessions.recordSignal(subject.userId, transmitter.label, event, outcome, setId);
   }
 }
 

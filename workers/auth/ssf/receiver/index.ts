@@ -3,7 +3,7 @@
  * The SSF receiver (issue 32): upstream transmitters push SETs to `POST /ssf/events`; verified
  * ones end sessions. Off unless `ssf.transmitters` is configured.
  */
-export { type ActedEvent, type ActOutcome, actOn, recordReplay } from "./act";
+export { type ActedEvent, type ActOutcome, actOn, recordRefusal } from "./act";
 export {
   type ResolvedTransmitter,
   resolveSsfTransmitters,

@@ -13,7 +13,7 @@ import { waitUntilOf } from "../../../../client-sdk/core/wait-until";
 import { routeLimiterFor } from "../../limits";
 import type { AuthEnv } from "../../provider";
 import { SessionManager } from "../../session/session-manager";
-import { actOn, recordReplay } from "./act";
+import { actOn, recordRefusal } from "./act";
 import type { ResolvedTransmitter } from "./options";
 import { KeysUnavailable } from "./remote-keys";
 import { SeenTokens } from "./replay";
@@ -71,16 +71,19 @@ export function registerSsfReceiver<E extends AuthEnv>(
       console.error("gatehouse: a transmitter's JWKS could not be fetched; the SET was not checked");
       return unavailable();
     }
+    const sessions = app.container.resolve(SessionManager);
     if (!verified.ok) {
       console.warn(`gatehouse: refused a pushed SET: ${verified.err}`);
+      // Signed by its transmitter but too old or for another audience: its person hears of it.
+      const signed = verified.signed;
+      if (signed) await recordRefusal(signed.set, signed.transmitter, sessions, signed.outcome).catch(() => {});
       return pushError(verified.err, verified.description);
     }
     const { set, transmitter } = verified;
     const seen = new SeenTokens(env.SESSIONS, DEFAULT_MAX_AGE_SECONDS + 2 * DEFAULT_SKEW_SECONDS);
-    const sessions = app.container.resolve(SessionManager);
     if (await seen.seen(set.iss, set.jti)) {
       console.warn(`gatehouse: refused a replayed SET from ${transmitter.label}`);
-      await recordReplay(set, transmitter, sessions).catch(() => {});
+      await recordRefusal(set, transmitter, sessions, "replayed").catch(() => {});
       return pushError("invalid_request", 'The SET "jti" was already received');
     }
     try {

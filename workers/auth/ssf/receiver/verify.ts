@@ -28,9 +28,19 @@ export type PushErrorCode =
   | "authentication_failed"
   | "access_denied";
 
+/**
+ * A refusal of a SET whose signature did verify (its `aud` or its `iat` window failed): its
+ * transmitter really sent it, so its subject can be told of the refusal (`signed`).
+ */
+export interface SignedRefusal {
+  set: Pick<SecurityEventToken, "iss" | "jti" | "sub_id" | "events">;
+  transmitter: ResolvedTransmitter;
+  outcome: "expired" | "wrong_audience";
+}
+
 export type Verified =
   | { ok: true; set: SecurityEventToken; transmitter: ResolvedTransmitter }
-  | { ok: false; err: PushErrorCode; description: string };
+  | { ok: false; err: PushErrorCode; description: string; signed?: SignedRefusal };
 
 /** The only signing algorithms accepted (asymmetric; no `none`, no HS*: the key is public). */
 export const ALGORITHMS = ["ES256", "RS256"] as const;
@@ -59,7 +69,9 @@ const FAIL = {
   claims: ["invalid_request", 'The SET lacks a valid "jti", "events" or subject'],
 } as const satisfies Record<string, readonly [PushErrorCode, string]>;
 
-function fail(which: keyof typeof FAIL): Verified {
+type Refused = Verified & { ok: false };
+
+function fail(which: keyof typeof FAIL): Refused {
   const [err, description] = FAIL[which];
   return { ok: false, err, description };
 }
@@ -107,16 +119,22 @@ export async function verifySet(
       currentDate: new Date(options.now),
     }));
   } catch (err) {
-    return classify(err);
+    // jose checks the time claims after the signature: the claims it hands back are the transmitter's.
+    const timeWindow =
+      err instanceof errors.JWTExpired ||
+      (err instanceof errors.JWTClaimValidationFailed && err.claim !== "typ" && err.claim !== "iss");
+    return timeWindow ? withSigned(fail("iat"), err.payload, transmitter, "expired") : classify(err);
   }
   const aud = payload.aud;
   const audiences = Array.isArray(aud) ? aud : typeof aud === "string" ? [aud] : [];
-  if (!audiences.includes(transmitter.audience)) return fail("audience");
+  if (!audiences.includes(transmitter.audience)) {
+    return withSigned(fail("audience"), payload, transmitter, "wrong_audience");
+  }
   const now = Math.floor(options.now / 1000);
   const maxAge = options.maxAgeSeconds ?? DEFAULT_MAX_AGE_SECONDS;
   const iat = payload.iat;
   if (typeof iat !== "number" || !Number.isFinite(iat) || iat > now + skew || iat < now - maxAge - skew) {
-    return fail("iat");
+    return withSigned(fail("iat"), payload, transmitter, "expired");
   }
   const events = (payload as { events?: unknown }).events;
   if (typeof payload.jti !== "string" || payload.jti.length === 0 || payload.jti.length > 256) return fail("claims");
@@ -129,7 +147,26 @@ export async function verifySet(
   return { ok: true, set: payload as unknown as SecurityEventToken, transmitter };
 }
 
-function classify(err: unknown): Verified {
+/** A refusal that names the signed SET when its `jti` and `events` are usable (else the refusal alone). */
+function withSigned(
+  refused: Refused,
+  claims: JWTPayload,
+  transmitter: ResolvedTransmitter,
+  outcome: SignedRefusal["outcome"],
+): Verified {
+  const events = (claims as { events?: unknown }).events;
+  if (typeof claims.jti !== "string" || claims.jti.length === 0 || claims.jti.length > 256) return refused;
+  if (typeof events !== "object" || events === null || Array.isArray(events)) return refused;
+  const set = {
+    iss: transmitter.issuer,
+    jti: claims.jti,
+    sub_id: (claims as { sub_id?: SecurityEventToken["sub_id"] }).sub_id as SecurityEventToken["sub_id"],
+    events: events as SecurityEventToken["events"],
+  };
+  return { ...refused, signed: { set, transmitter, outcome } };
+}
+
+function classify(err: unknown): Refused {
   if (err instanceof KeysUnavailable) throw err;
   if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys) return fail("key");
   if (err instanceof errors.JWSSignatureVerificationFailed) return fail("signature");
