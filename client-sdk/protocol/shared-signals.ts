@@ -40,6 +40,17 @@ export interface SecurityEventToken {
   events: Record<string, Record<string, unknown>>;
 }
 
+/** RFC 8935 §2.4 error codes (IANA "Security Event Token Error Codes"): what a 400's `err` may say. */
+export const PUSH_ERROR_CODES = [
+  "invalid_request",
+  "invalid_key",
+  "invalid_issuer",
+  "invalid_audience",
+  "authentication_failed",
+  "access_denied",
+] as const;
+export type PushErrorCode = (typeof PUSH_ERROR_CODES)[number];
+
 /** RFC 8935: push delivery, the one method our streams use. */
 export const PUSH_DELIVERY = "urn:ietf:rfc:8935";
 /** RFC 8936: poll delivery (not offered: a create without `delivery` is refused). */

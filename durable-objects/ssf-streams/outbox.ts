@@ -14,7 +14,11 @@
  */
 import { readBoundedText } from "../../client-sdk/core/body";
 import { withDeadline } from "../../client-sdk/core/deadline";
-import type { StreamDeliveryAttempt, StreamDeliveryOutcome } from "../../client-sdk/protocol/shared-signals";
+import {
+  PUSH_ERROR_CODES,
+  type StreamDeliveryAttempt,
+  type StreamDeliveryOutcome,
+} from "../../client-sdk/protocol/shared-signals";
 
 /** Waits after the 1st, 2nd, … failed attempt; past the last, the SET is dropped. */
 export const STREAM_RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000];
@@ -26,14 +30,7 @@ export const MAX_HELD = 10_000;
 export const DELIVERY_LOG_SIZE = 500;
 const PUSH_TIMEOUT_MS = 10_000;
 const MAX_ERROR_BODY = 4_096;
-const PUSH_ERRORS = new Set([
-  "invalid_request",
-  "invalid_key",
-  "invalid_issuer",
-  "invalid_audience",
-  "authentication_failed",
-  "access_denied",
-]);
+const PUSH_ERRORS: ReadonlySet<string> = new Set(PUSH_ERROR_CODES);
 
 /** Queues one signed SET on a stream (nothing when that `jti` is queued already); drops the oldest past `MAX_HELD`. */
 export function enqueueSet(

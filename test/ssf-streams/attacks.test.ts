@@ -39,6 +39,7 @@ import {
   carryOut,
   freshPath,
   freshUser,
+  joinOrganizations,
   manager,
   pushesTo,
   receivers,
@@ -919,19 +920,7 @@ describe("what the transmitter signs", () => {
     await manager().revokeSession(await signIn(quiet));
     await manager().revokeSession(await signIn(other));
     await signIn(member);
-    for (const [org, n] of [
-      ["org_one", 1],
-      ["org_two", 2],
-    ] as const) {
-      await userStub(member).applyProviderEvent({
-        id: `event_${member}_${n}`,
-        type: "organization_membership.created",
-        occurredAt: now + n,
-        organizationId: org,
-        organizationSlug: org,
-        role: "member",
-      });
-    }
+    await joinOrganizations(member, ["org_one", "org_two"], now);
     for (const user of [quiet, other, member]) await carryOut(user);
     const seen = (sets: Awaited<ReturnType<typeof verified>>) =>
       sets

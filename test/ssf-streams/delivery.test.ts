@@ -20,6 +20,7 @@ import {
   createStream,
   freshPath,
   freshUser,
+  joinOrganizations,
   manager,
   pushesTo,
   receivers,
@@ -342,19 +343,7 @@ describe("subjects (SSF 1.0 §8.1.3)", () => {
     });
     const user = freshUser();
     await signIn(user);
-    for (const [org, n] of [
-      ["org_hidden", 1],
-      ["org_shown", 2],
-    ] as const) {
-      await userStub(user).applyProviderEvent({
-        id: `event_${user}_${n}`,
-        type: "organization_membership.created",
-        occurredAt: now + n,
-        organizationId: org,
-        organizationSlug: org,
-        role: "member",
-      });
-    }
+    await joinOrganizations(user, ["org_hidden", "org_shown"], now);
     await carryOut(user);
     const sets = await verified(await pushesTo(path), SIEM, now);
     expect(sets.map((s) => (s.event.claims as { org_id: string }).org_id)).toEqual(["org_shown"]);

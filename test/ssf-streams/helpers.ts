@@ -109,3 +109,17 @@ export async function createStream(
   expect(res.status, res.text).toBe(201);
   return (res.body as { stream_id: string }).stream_id;
 }
+
+/** The provider adds `userId` to each organization, one membership event after another (`at` + 1, + 2, …). */
+export async function joinOrganizations(userId: string, organizations: readonly string[], at: number): Promise<void> {
+  for (const [i, org] of organizations.entries()) {
+    await userStub(userId).applyProviderEvent({
+      id: `event_${userId}_${i + 1}`,
+      type: "organization_membership.created",
+      occurredAt: at + i + 1,
+      organizationId: org,
+      organizationSlug: org,
+      role: "member",
+    });
+  }
+}

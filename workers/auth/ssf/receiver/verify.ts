@@ -15,18 +15,11 @@ import {
   type JWTVerifyGetKey,
   jwtVerify,
 } from "jose";
-import { SET_TYPE, type SecurityEventToken } from "../../../../client-sdk/protocol/shared-signals";
+import { type PushErrorCode, SET_TYPE, type SecurityEventToken } from "../../../../client-sdk/protocol/shared-signals";
 import type { ResolvedTransmitter } from "./options";
 import { KeysUnavailable, RemoteKeys } from "./remote-keys";
 
-/** RFC 8935 §2.4 error codes (IANA "Security Event Token Error Codes"). */
-export type PushErrorCode =
-  | "invalid_request"
-  | "invalid_key"
-  | "invalid_issuer"
-  | "invalid_audience"
-  | "authentication_failed"
-  | "access_denied";
+export type { PushErrorCode };
 
 /**
  * A refusal of a SET whose signature did verify (its `aud` or its `iat` window failed): its
