@@ -29,9 +29,11 @@ export function freshUser(): string {
   return `user_ssfs_${Date.now().toString(36)}_${++n}`;
 }
 
-export async function signIn(userId: string): Promise<string> {
-  const user = { id: userId, email: `${userId}@acme.test`, firstName: "Test", lastName: userId, memberships: [] };
-  return (await manager().createSession(user)).sessionId;
+/** Signs `userId` in, to `organizationId` (a member there, role `member`) when given, else to none. */
+export async function signIn(userId: string, organizationId?: string): Promise<string> {
+  const memberships = organizationId ? [{ organizationId, organizationSlug: "acme", role: "member" }] : [];
+  const user = { id: userId, email: `${userId}@acme.test`, firstName: "Test", lastName: userId, memberships };
+  return (await manager().createSession(user, organizationId)).sessionId;
 }
 
 export const userStub = (userId: string) => env.USER_SESSIONS.get(env.USER_SESSIONS.idFromName(userId));
