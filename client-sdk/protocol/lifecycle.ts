@@ -40,6 +40,11 @@ export interface SessionMirror {
   expiresAt: number;
   absoluteExpiresAt: number;
   organizationId?: string;
+  /**
+   * Every organization the session's memberships name (the sign-in's active memberships, by id):
+   * how a directory deactivation finds a session signed in to no organization that carries its role.
+   */
+  memberOf?: string[];
   userAgent?: string;
   ip?: string;
   providerSessionId?: string;

@@ -139,6 +139,9 @@ const ADDED_COLUMNS: readonly [table: string, column: string, type: string][] = 
   ["sessions", "impersonator", "TEXT"],
   // The session policy of the sign-in (JSON), so later moments apply the one that admitted it (policy.ts).
   ["sessions", "policy", "TEXT"],
+  // The organizations the session's memberships name (JSON array of ids; null for older rows), kept
+  // current by the membership rewrites: what a directory deactivation matches sessions by.
+  ["sessions", "member_of", "TEXT"],
   // Every session a revocation or refusal event is about (JSON array), issue 31: what app notices carry.
   ["timeline", "session_ids", "TEXT"],
 ];
@@ -175,9 +178,11 @@ export type MembershipEventType =
   | "organization_membership.deleted";
 
 /**
- * The directory events that deactivate a person (WorkOS Directory Sync): `dsync.user.updated` reaches
- * the object only when the directory user's state became `inactive`; `dsync.user.deleted` always
- * (the person left the directory). The webhook route matched the directory user to this user.
+ * The directory events that deactivate a person in one organization (WorkOS Directory Sync):
+ * `dsync.user.updated` reaches the object only when the directory user's state became `inactive`;
+ * `dsync.user.deleted` always (the person left the directory). The webhook route matched the
+ * directory user to this user by email; the object acts only if this user is a member of the
+ * directory's organization (organization-controls/deactivation.ts).
  */
 export type DirectoryUserEventType = "dsync.user.updated" | "dsync.user.deleted";
 
@@ -188,7 +193,13 @@ export type DirectoryUserEventType = "dsync.user.updated" | "dsync.user.deleted"
 export type ProviderEvent =
   | { id: string; type: "session.revoked"; occurredAt: number; providerSessionId: string }
   | { id: string; type: "user.deleted"; occurredAt: number }
-  | { id: string; type: DirectoryUserEventType; occurredAt: number }
+  | {
+      id: string;
+      type: DirectoryUserEventType;
+      occurredAt: number;
+      /** The directory's organization (the directory user's `organization_id`): the only one it may act in. */
+      organizationId: string;
+    }
   | {
       id: string;
       type: MembershipEventType;
@@ -203,10 +214,12 @@ export type ProviderEvent =
 export interface ProviderEventResult {
   /**
    * "duplicate": this event id was already applied (within the retry window);
-   * "stale": a later event about the same organization was already applied.
+   * "stale": a later event about the same organization was already applied;
+   * "not_member": a directory deactivation from an organization this user is not (or no longer) a
+   * member of here: nothing was revoked (the event id is still recorded).
    */
-  outcome: "applied" | "duplicate" | "stale";
-  /** Sessions revoked (session.revoked, user.deleted, a directory deactivation). */
+  outcome: "applied" | "duplicate" | "stale" | "not_member";
+  /** Sessions revoked (session.revoked, user.deleted, a directory deactivation in the sessions of its organization). */
   revoked: number;
   socketsClosed: number;
   /** Live sessions whose memberships this event queued for a rewrite. */

@@ -142,7 +142,13 @@ describe("GET /account/activity", () => {
     await signIn(user, { userAgent: SAFARI_IPHONE, location: OSAKA });
     // What POST /webhooks/identity applies for a matched `dsync.user.updated` at state inactive.
     const id = `event_${Date.now().toString(36)}_${crypto.randomUUID().slice(0, 8)}`;
-    await stubOf(user).applyProviderEvent({ id, type: "dsync.user.updated", occurredAt: Date.now() });
+    // Both sessions were signed in to org_acme (`signIn`'s default), the directory's organization.
+    await stubOf(user).applyProviderEvent({
+      id,
+      type: "dsync.user.updated",
+      occurredAt: Date.now(),
+      organizationId: "org_acme",
+    });
     const back = await signIn(user, { userAgent: FIREFOX_MAC, location: LISBON });
     const page = await openPage(back, "/account/activity");
     expect(page.html).toContain(

@@ -135,7 +135,13 @@ describe("a notice per revocation kind, naming exactly the ended sessions", () =
     const user = fresh("user");
     const sessions = manager();
     const ids = [(await signIn(sessions, user)).sessionId, (await signIn(sessions, user)).sessionId];
-    await stubOf(user).applyProviderEvent({ id: fresh("event"), type: "dsync.user.updated", occurredAt: now });
+    // Both signed in to org_acme (`signIn`'s default), the directory's organization.
+    await stubOf(user).applyProviderEvent({
+      id: fresh("event"),
+      type: "dsync.user.updated",
+      occurredAt: now,
+      organizationId: "org_acme",
+    });
     const [event] = await eventsOf(user, "session.revoked");
     const notice = await onlyNotice(user, event!);
     expect(notice).toMatchObject({ kind: "revoked", reason: "user_deactivated", actor: "provider" });

@@ -529,7 +529,13 @@ describe("README's webhook answers", () => {
     const body = JSON.stringify({
       id: "event_table_dsync",
       event: "dsync.user.updated",
-      data: { object: "directory_user", id: "directory_user_1", email: "margaret@acme.test", state: "inactive" },
+      data: {
+        object: "directory_user",
+        id: "directory_user_1",
+        organization_id: "org_01ACME",
+        email: "margaret@acme.test",
+        state: "inactive",
+      },
       created_at: new Date().toISOString(),
     });
     const signature = await signWebhook(body, live.IDENTITY_WEBHOOK_SECRET!, Date.now());

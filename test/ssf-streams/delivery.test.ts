@@ -199,8 +199,13 @@ describe("role changes and deleted accounts", () => {
     const path = freshPath();
     await createStream(receivers.siem(), SIEM, path);
     const user = freshUser();
-    await signIn(user);
-    await userStub(user).applyProviderEvent({ id: `event_${user}_x`, type: "dsync.user.updated", occurredAt: now });
+    await signIn(user, "org_acme");
+    await userStub(user).applyProviderEvent({
+      id: `event_${user}_x`,
+      type: "dsync.user.updated",
+      occurredAt: now,
+      organizationId: "org_acme",
+    });
     await carryOut(user);
     const sets = await verified(await pushesTo(path), SIEM, now);
     expect(sets.map((s) => s.eventType)).toEqual([EVENT_TYPES.sessionRevoked, EVENT_TYPES.accountDisabled]);

@@ -18,8 +18,8 @@ export function insertSession(
 ): void {
   sql.exec(
     `INSERT OR REPLACE INTO sessions (id, created_at, last_seen_at, expires_at, absolute_expires_at, organization_id, user_agent, ip, provider_session_id, device, device_key, location,
-       access_token, access_expires_at, refresh_token, refresh_pending, impersonator, policy)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+       access_token, access_expires_at, refresh_token, refresh_pending, impersonator, policy, member_of)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
     session.id,
     session.createdAt,
     session.lastSeenAt,
@@ -37,7 +37,17 @@ export function insertSession(
     session.tokens?.refreshToken ?? null,
     session.impersonator ? JSON.stringify(session.impersonator) : null,
     row.policy,
+    memberOf(session.memberOf),
   );
+}
+
+/**
+ * The `member_of` column: the ids as a JSON array of strings, or null when the caller sent none (an
+ * RPC caller is not trusted to send a well-formed list: anything but strings is dropped).
+ */
+export function memberOf(ids: unknown): string | null {
+  if (!Array.isArray(ids)) return null;
+  return JSON.stringify([...new Set(ids.filter((id): id is string => typeof id === "string" && id.length <= 128))]);
 }
 
 /** True when `id` was revoked here (a tombstone is kept until the session would have expired). */

@@ -87,6 +87,7 @@ export class OrganizationControls {
         rewriteLimit: rewriteLimit(0, this.#parts.rewriteBatch),
         revokeByProviderSession: (id) => own.revokeByProviderSession(id),
         revokeAll: (reason, actor) => own.revokeAll(reason, actor),
+        revokeSessions: (ids, reason, actor) => this.#parts.lifecycle.revokeSessions(ids, reason, actor),
         record: (event) => void record.record(event),
         scheduleAlarm: (continuation) => this.#object.scheduleAlarm(continuation),
       },

@@ -2,32 +2,28 @@
  * @module
  * How a `UserSessions` object applies one verified identity-provider event:
  * at most once per event id (`processed_events`, kept for the provider's retry
- * window), revocations through lifecycle (its own fan-out to the tabs): one provider session, or
- * every session of a deleted or deactivated person; membership changes
+ * window), revocations through lifecycle (its own fan-out to the tabs): one provider session, every
+ * session of a deleted person, or the sessions a directory deactivation may end (deactivation.ts:
+ * none unless the person is a member of the directory's organization); membership changes
  * recorded per organization (`provider_memberships`, newest event wins) and
  * queued for every live session. Module functions, never reachable over RPC.
  */
 
 import type { RevocationActor } from "../../../client-sdk/protocol/security-record";
 import { objectNow } from "../../clock";
-import type { ProviderEvent, ProviderEventResult, RevocationReason, RevocationResult } from "../schema";
+import type {
+  DirectoryUserEventType,
+  ProviderEvent,
+  ProviderEventResult,
+  RevocationReason,
+  RevocationResult,
+} from "../schema";
 import type { NewEvent } from "../security-record/timeline";
+import { deactivationScope } from "./deactivation";
 import type { RewriteQueue } from "./rewrites";
 
 /** Processed event ids (and membership ordering state) are kept this long: WorkOS retries for up to 3 days. */
 export const PROCESSED_EVENT_TTL_MS = 4 * 24 * 3600 * 1000;
-
-/** The events that end every session of the person, and the reason each revocation carries. */
-const ENDS_EVERY_SESSION = {
-  "user.deleted": "user_deleted",
-  "dsync.user.updated": "user_deactivated",
-  "dsync.user.deleted": "user_deactivated",
-} as const satisfies Record<string, RevocationReason>;
-
-type EndingEverySession = Extract<ProviderEvent, { type: keyof typeof ENDS_EVERY_SESSION }>;
-
-const endsEverySession = (event: ProviderEvent): event is EndingEverySession =>
-  Object.hasOwn(ENDS_EVERY_SESSION, event.type);
 
 export interface ProviderEventHost {
   sql: SqlStorage;
@@ -36,11 +32,18 @@ export interface ProviderEventHost {
   rewriteLimit: number;
   revokeByProviderSession(providerSessionId: string): Promise<RevocationResult>;
   revokeAll(reason: RevocationReason, actor: RevocationActor): Promise<RevocationResult>;
+  /** Revokes these sessions (a directory deactivation's, in its organization's name). */
+  revokeSessions(ids: string[], reason: RevocationReason, actor: RevocationActor): Promise<RevocationResult>;
   /** Appends an event to the user's timeline. */
   record(event: NewEvent): void;
   /** `continuation`: before an inline run of queued work, so a crash mid-run resumes it (see context.ts). */
   scheduleAlarm(continuation?: boolean): void;
 }
+
+/** The events that end sessions: one provider session, a deleted person's, a directory deactivation's. */
+type EndingSessions = Extract<ProviderEvent, { type: "session.revoked" | "user.deleted" | DirectoryUserEventType }>;
+
+const endsSessions = (event: ProviderEvent): event is EndingSessions => !("role" in event);
 
 export async function applyProviderEvent(host: ProviderEventHost, event: ProviderEvent): Promise<ProviderEventResult> {
   const { sql, rewrites } = host;
@@ -65,20 +68,7 @@ export async function applyProviderEvent(host: ProviderEventHost, event: Provide
     now,
     now + PROCESSED_EVENT_TTL_MS,
   );
-  if (event.type === "session.revoked" || endsEverySession(event)) {
-    // The actor's label is the provider's event type: the timeline says which event ended them.
-    const revocation =
-      event.type === "session.revoked"
-        ? await host.revokeByProviderSession(event.providerSessionId)
-        : await host.revokeAll(ENDS_EVERY_SESSION[event.type], { kind: "provider", label: event.type });
-    host.scheduleAlarm();
-    return {
-      ...result,
-      revoked: revocation.revoked,
-      socketsClosed: revocation.socketsClosed,
-      pendingRewrites: rewrites.pending(),
-    };
-  }
+  if (endsSessions(event)) return revokeFor(host, event, now, result);
   const last = sql
     .exec<{ event_at: number }>(
       "SELECT event_at FROM provider_memberships WHERE organization_id = ?",
@@ -120,6 +110,41 @@ export async function applyProviderEvent(host: ProviderEventHost, event: Provide
   const drained = await rewrites.drain(host.rewriteLimit);
   host.scheduleAlarm();
   return { ...result, sessionsRewritten: drained.rewritten, pendingRewrites: rewrites.pending() };
+}
+
+/** Ends what the event names, then schedules the alarm (it purges the event id in time). */
+async function revokeFor(
+  host: ProviderEventHost,
+  event: EndingSessions,
+  now: number,
+  result: ProviderEventResult,
+): Promise<ProviderEventResult> {
+  // The actor's label is the provider's event type: the timeline says which event ended them.
+  const actor = { kind: "provider", label: event.type } as const;
+  let revocation: Pick<RevocationResult, "revoked" | "socketsClosed">;
+  if (event.type === "session.revoked") {
+    revocation = await host.revokeByProviderSession(event.providerSessionId);
+  } else if (event.type === "user.deleted") {
+    revocation = await host.revokeAll("user_deleted", actor);
+  } else {
+    // Only where the directory's organization had this person, only what is in its name (deactivation.ts).
+    const scope = deactivationScope(host.sql, event.organizationId, event.occurredAt, now);
+    if (scope.verdict !== "member") {
+      host.scheduleAlarm();
+      return { ...result, outcome: scope.verdict, pendingRewrites: host.rewrites.pending() };
+    }
+    revocation =
+      scope.sessionIds.length > 0
+        ? await host.revokeSessions(scope.sessionIds, "user_deactivated", actor)
+        : { revoked: 0, socketsClosed: 0 };
+  }
+  host.scheduleAlarm();
+  return {
+    ...result,
+    revoked: revocation.revoked,
+    socketsClosed: revocation.socketsClosed,
+    pendingRewrites: host.rewrites.pending(),
+  };
 }
 
 /** Drops expired event ids and membership state no queued rewrite still needs (run by the alarm). */

@@ -10,6 +10,7 @@
 import { inPool } from "../../../client-sdk/core/pool";
 import { isSessionRecord, KVSessionStore } from "../../../client-sdk/protocol/session-record";
 import { objectNow } from "../../clock";
+import { memberOf } from "../lifecycle/mirror";
 import { applyOverrides, type Membership, type MembershipOverride } from "./memberships";
 
 /** KV allows one write per second per key. */
@@ -241,6 +242,12 @@ export class RewriteQueue {
       this.#host.redelete(sessionId);
       return "written";
     }
+    // The mirror's list follows the record's: a directory deactivation matches sessions by it.
+    sql.exec(
+      "UPDATE sessions SET member_of = ? WHERE id = ?",
+      memberOf(applied.memberships.map((m) => m.organizationId)),
+      sessionId,
+    );
     if (current !== undefined && !stillMember) {
       // Its cached provider token was scoped to that organization too: the next one is asked for anew.
       sql.exec(

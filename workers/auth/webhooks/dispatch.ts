@@ -24,10 +24,11 @@ export async function applyEvent(
   organizations: OrganizationObjects | null = null,
 ): Promise<ProviderEventResult | null> {
   const event = { ...parsed.event };
-  if (parsed.needsSlug && "organizationId" in event && slugs) {
-    event.organizationSlug = await slugs.slugOf(event.organizationId);
+  // A membership event only: a directory event names an organization too, but grants nothing.
+  if ("role" in event) {
+    if (parsed.needsSlug && slugs) event.organizationSlug = await slugs.slugOf(event.organizationId);
+    if (organizations) await indexMember(organizations, parsed.userId, event);
   }
-  if (organizations && "organizationId" in event) await indexMember(organizations, parsed.userId, event);
   for (let attempt = 1; ; attempt++) {
     try {
       // A fresh stub per attempt: a stub that threw may be broken.

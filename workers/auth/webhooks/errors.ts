@@ -12,7 +12,10 @@ export type WebhookErrorCode =
   | "malformed_body"
   | "payload_too_large"
   | "not_configured"
-  /** The email directory could not be read to match a directory user: the provider retries. */
+  /**
+   * A directory user's event could not be matched (the email directory unreadable) or applied (the
+   * person's object unreachable through every try): the provider retries.
+   */
   | "session_store_unavailable";
 
 export class WebhookError extends GatehouseError<WebhookErrorCode> {

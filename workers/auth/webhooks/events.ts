@@ -35,12 +35,21 @@ export type ParsedEvent =
       /**
        * About a directory user, who is not an AuthKit user: the route finds the person by this
        * (primary) email in the email directory before applying; nobody found → acknowledged, ignored.
+       * The event carries the directory's organization: the person's object acts only if they are a member.
        */
       kind: "by_email";
       email: string;
-      event: ProviderEvent;
+      event: DirectoryUserEvent;
     }
-  | { kind: "ignored"; type: string };
+  | {
+      kind: "ignored";
+      type: string;
+      /** Set when an event of a handled type is dropped for a reason an operator should see. */
+      reason?: "no_organization";
+    };
+
+/** A directory deactivation as the person's object applies it (with the directory's organization). */
+export type DirectoryUserEvent = Extract<ProviderEvent, { type: DirectoryUserEventType }>;
 
 export type ParseResult = { ok: true; value: ParsedEvent } | { ok: false; reason: string };
 
@@ -110,19 +119,22 @@ export function parseProviderEvent(raw: unknown): ParseResult {
 /**
  * A directory user's event (WorkOS Directory Sync), read by documented fields only. The SDK's type
  * (`@workos-inc/node` 11: `DirectoryUser` in src/directory-sync/interfaces/directory-user.interface.ts,
- * shipped in lib/factory-*.d.mts) has `state: 'active' | 'inactive'` and `email: string | null`, the
- * primary email (there is no `emails` list any more). `webhooks.constructEvent` builds `data` with
+ * shipped in lib/factory-*.d.mts) has `state: 'active' | 'inactive'`, `email: string | null`, the
+ * primary email (there is no `emails` list any more), and `organizationId: string | null`, the
+ * directory's organization (wire `organization_id`). `webhooks.constructEvent` builds `data` with
  * `deserializeDirectoryUser` (`dsync.user.deleted`) or `deserializeUpdatedEventDirectoryUser`
  * (`dsync.user.updated`, plus an untyped `previousAttributes`, never read), both in
  * src/directory-sync/serializers/directory-user.serializer.ts. `dsync.user.updated` deactivates only
  * at state `inactive`, any other state is ignored; `dsync.user.deleted` always does (the person left
- * the directory). A null email cannot be matched: ignored.
+ * the directory). A null email cannot be matched: ignored. The organization is what the user's
+ * object checks membership in (an email alone is any organization's claim): a null one (a directory
+ * attached to no organization) can be checked against nothing, so the event is ignored, with a reason.
  */
 function directoryUser(
   event: { id: string; type: DirectoryUserEventType; occurredAt: number },
   data: Fields,
 ): ParseResult {
-  const { state, email } = data;
+  const { state, email, organizationId } = data;
   const ignored: ParseResult = { ok: true, value: { kind: "ignored", type: event.type } };
   if (event.type === "dsync.user.updated") {
     if (typeof state !== "string") return fail("state missing");
@@ -132,7 +144,11 @@ function directoryUser(
   if (typeof email !== "string" || email.trim().length === 0 || email.length > MAX_EMAIL_LENGTH) {
     return fail("email missing or malformed");
   }
-  return { ok: true, value: { kind: "by_email", email, event } };
+  if (organizationId === null) {
+    return { ok: true, value: { kind: "ignored", type: event.type, reason: "no_organization" } };
+  }
+  if (typeof organizationId !== "string" || !OBJECT_ID.test(organizationId)) return fail("organization_id missing");
+  return { ok: true, value: { kind: "by_email", email, event: { ...event, organizationId } } };
 }
 
 function handled(userId: string, event: ProviderEvent, needsSlug: boolean): ParseResult {

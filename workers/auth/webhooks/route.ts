@@ -3,16 +3,21 @@
  * `POST /webhooks/identity`: the identity provider's events (WorkOS webhooks).
  * Rate-limited per client address (the auth worker's route limits, family
  * "webhooks"), then the body is read (bounded), its `WorkOS-Signature`
- * verified with the SDK, and the event reduced; a directory user's event is
- * matched to a person by email first (the email directory; nobody: 200,
- * ignored). The answer (200) goes out before the work, which runs in
- * `waitUntil`. A bad signature, a stale timestamp or a malformed body answers
- * 400 JSON and changes nothing; an email directory that cannot be read, 503.
+ * verified with the SDK, and the event reduced. The answer (200) goes out
+ * before the work, which runs in `waitUntil`, except for a directory user's
+ * event: matched to a person by email (the email directory; nobody: 200,
+ * ignored), then applied before answering, because the person's object decides
+ * whether the directory's organization may act at all and the answer says so
+ * (`handled: false, reason: "not_member"`, 200: WorkOS must not retry a refusal).
+ * A bad signature, a stale timestamp or a malformed body answers 400 JSON and
+ * changes nothing; an email directory or a person's object that cannot be
+ * reached, 503 (WorkOS delivers again; the object dedupes by event id).
  */
 import type { WorkOS } from "@workos-inc/node";
 import type { Application } from "../../../client-sdk/core/application";
 import { jsonError } from "../../../client-sdk/core/errors";
 import { waitUntilOf } from "../../../client-sdk/core/wait-until";
+import type { ProviderEventResult } from "../../../durable-objects/user-sessions";
 import { createWorkOS } from "../identity/workos";
 import { routeLimiterFor } from "../limits";
 import type { AuthEnv } from "../provider";
@@ -20,7 +25,7 @@ import { OrganizationObjects } from "../session/organizations";
 import { SessionManager } from "../session/session-manager";
 import { applyEvent } from "./dispatch";
 import { WebhookError, type WebhookErrorCode } from "./errors";
-import { type ParsedEvent, parseProviderEvent } from "./events";
+import { type DirectoryUserEvent, parseProviderEvent } from "./events";
 import { OrganizationSlugs } from "./organizations";
 import { DEFAULT_TOLERANCE_MS, SIGNATURE_HEADER, verifyWebhook } from "./verify";
 
@@ -41,7 +46,7 @@ const MESSAGES: Record<WebhookErrorCode, string> = {
   malformed_body: "The body is not a well-formed provider event",
   payload_too_large: "The body is too large",
   not_configured: "Provider webhooks are not configured on this deployment",
-  session_store_unavailable: "The event could not be matched to a person now; deliver it again later",
+  session_store_unavailable: "The event could not be matched to a person or applied now; deliver it again later",
 };
 
 function answer(status: number, body: Record<string, unknown>): Response {
@@ -89,10 +94,15 @@ export function registerIdentityWebhook<E extends AuthEnv>(
     const parsed = parseProviderEvent(verified.event);
     if (!parsed.ok) return refuse(400, "malformed_body");
     if (parsed.value.kind === "ignored") {
-      console.debug(`gatehouse: ignored provider event of type ${parsed.value.type}`);
+      const { type, reason } = parsed.value;
+      if (reason) {
+        // A deactivation nobody can act on: an operator should see it (no email or user in the line).
+        console.warn(`gatehouse: provider event ${type} names a directory with no organization; nothing ended`);
+        return answer(200, { received: true, handled: false, reason });
+      }
+      console.debug(`gatehouse: ignored provider event of type ${type}`);
       return answer(200, { received: true, handled: false });
     }
-    let target: Handled;
     if (parsed.value.kind === "by_email") {
       const { email, event } = parsed.value;
       const person = await personByEmail(app, email);
@@ -101,12 +111,15 @@ export function registerIdentityWebhook<E extends AuthEnv>(
         console.debug(`gatehouse: provider event ${event.type} ${event.id} names nobody who signed in here; ignored`);
         return answer(200, { received: true, handled: false });
       }
-      target = { kind: "handled", userId: person.userId, event, needsSlug: false };
-    } else {
-      target = parsed.value;
+      const result = await applyEvent(
+        namespace,
+        { kind: "handled", userId: person.userId, event, needsSlug: false },
+        null,
+      );
+      return result ? deactivationAnswer(event, result) : refuse(503, "session_store_unavailable");
     }
     const organizations = env.ORGANIZATIONS ? new OrganizationObjects(env.ORGANIZATIONS) : null;
-    waitUntil(applyEvent(namespace, target, slugs, organizations));
+    waitUntil(applyEvent(namespace, parsed.value, slugs, organizations));
     return answer(200, { received: true, handled: true });
   };
 
@@ -120,7 +133,22 @@ export function registerIdentityWebhook<E extends AuthEnv>(
   });
 }
 
-type Handled = Extract<ParsedEvent, { kind: "handled" }>;
+/**
+ * The answer to a directory deactivation the person's object ruled on: `handled: true` when it was
+ * applied; otherwise `handled: false` and why, still 200 so WorkOS does not retry: "not_member" (the
+ * person is not a member of the directory's organization here: refused, and logged as a warning
+ * with the event and organization ids, never the email or the user), "stale" (a newer membership
+ * event says they are a member again) or "duplicate" (this event id was applied before).
+ */
+function deactivationAnswer(event: DirectoryUserEvent, result: ProviderEventResult): Response {
+  if (result.outcome === "applied") return answer(200, { received: true, handled: true });
+  if (result.outcome === "not_member") {
+    console.warn(
+      `gatehouse: provider event ${event.type} ${event.id}: the person its email matched is not a member of ${event.organizationId} here; nothing ended`,
+    );
+  }
+  return answer(200, { received: true, handled: false, reason: result.outcome });
+}
 
 type PersonLookup =
   | { ok: true; userId: string | null }

@@ -102,6 +102,7 @@ export function mirrorOf(
     expiresAt: record.idleExpiresAt,
     absoluteExpiresAt: record.absoluteExpiresAt,
     ...(record.organizationId ? { organizationId: record.organizationId } : {}),
+    memberOf: record.memberships.map((m) => m.organizationId),
     ...(record.userAgent ? { userAgent: record.userAgent } : {}),
     ...(record.ip ? { ip: record.ip } : {}),
     ...(record.providerSessionId ? { providerSessionId: record.providerSessionId } : {}),
