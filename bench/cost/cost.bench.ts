@@ -9,7 +9,9 @@
  * sets none, so they are recorded with an empty goal (the report shows them, never judges them).
  * The operations, each with what it is and what it checks, are in person-scenarios.ts (per
  * person), device-binding-scenarios.ts (a refresh and a bound session's guarded request, device
- * binding on) and admin-scenarios.ts (per administrative event).
+ * binding on), ssf-scenarios.ts (a revocation pushed to 1 and to 3 shared-signals streams) and
+ * admin-scenarios.ts (per administrative event). `ssf.revocation_cost_ratio_1_stream` is the price
+ * of a revocation with one stream over the same without (`revoke_one`), reported.
  */
 import { it } from "vitest";
 import { record, round } from "../harness";
@@ -27,6 +29,7 @@ import {
   slide,
 } from "./person-scenarios";
 import { mauWithinAllowance, monthlyPerMau, PROFILE, usd } from "./pricing";
+import { revokeOneWithStreams } from "./ssf-scenarios";
 
 it("cost per operation, per request and per user", async (ctx) => {
   const results: Results = new Map();
@@ -37,6 +40,7 @@ it("cost per operation, per request and per user", async (ctx) => {
   await slide(results);
   await revokeOne(results, "strict");
   await revokeOne(results, "eventual");
+  await revokeOneWithStreams(results);
   await openTab(results, "strict");
   await openTab(results, "eventual");
   await rateLimitChecks(results);
@@ -65,6 +69,11 @@ it("cost per operation, per request and per user", async (ctx) => {
     value: round(usd(k("guarded_eventual_orgs3")) * 1e6, 4),
     unit: "USD",
     goal: "",
+  });
+  record(ctx, "ssf.revocation_cost_ratio_1_stream", {
+    value: round(usd(k("revoke_one_ssf_1_stream")) / usd(k("revoke_one"))),
+    unit: "x",
+    goal: "reported (revoke_one_ssf_1_stream over revoke_one at list prices: one session revoked, with one enabled shared-signals stream and with none)",
   });
   const strictMonth = monthlyPerMau({
     sign_in: k("sign_in"),

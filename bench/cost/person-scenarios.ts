@@ -126,19 +126,22 @@ export async function slide(results: Results): Promise<void> {
   results.set("slide", between(plain, sliding));
 }
 
-/** The consuming app's sign-out: its own POST, resolved and revoked over the service binding. */
+/** The consuming app's sign-out of the session `cookie`: its own POST, resolved and revoked over the service binding. */
+export async function appSignOut(mode: Mode, cookie: string): Promise<void> {
+  const res = await entry.GuardedApp.fetch(`${APP}/${mode}/logout`, {
+    method: "POST",
+    headers: { Cookie: cookie, Origin: APP },
+    redirect: "manual",
+  });
+  await expectStatus(res, 303, "the app's sign-out");
+}
+
+/** One session ended by the app's sign-out. */
 export async function revokeOne(results: Results, mode: Mode): Promise<void> {
   const { ids, cookies } = await openSessions(person(id(`revoke_${mode}`)), 1);
   results.set(
     mode === "strict" ? "revoke_one" : "revoke_one_eventual",
-    await measure(async () => {
-      const res = await entry.GuardedApp.fetch(`${APP}/${mode}/logout`, {
-        method: "POST",
-        headers: { Cookie: cookies[0]!, Origin: APP },
-        redirect: "manual",
-      });
-      await expectStatus(res, 303, "the app's sign-out");
-    }),
+    await measure(() => appSignOut(mode, cookies[0]!)),
   );
   if (!(await allMarked(ids))) throw new Error("the signed-out session's record is not a revoked mark");
 }

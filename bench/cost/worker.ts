@@ -1,14 +1,17 @@
 /**
  * The cost bench's worker: the deployed auth worker (every default, as `init` writes it) over
- * counting bindings. Its fetch handler, `AuthService` and its three Durable Object classes are
- * ours unchanged, each handed the counting env (bindings.ts), with the objects' storage counted
- * (storage.ts); each inbound request, alarm, incoming WebSocket message and object start is counted
- * here, and the objects' `stats` probes are not.
+ * counting bindings. Its fetch handler, `AuthService` and its Durable Object classes (the
+ * template's three, and `SsfStreams`) are ours unchanged, each handed the counting env
+ * (bindings.ts), with the objects' storage counted (storage.ts); each inbound request, alarm,
+ * incoming WebSocket message and object start is counted here, and the objects' `stats` probes
+ * are not.
  * `EventualAuthService` and `EventualAuthWorker` are the same entrypoint and fetch handler on an env
  * that says `GATEHOUSE_REVOCATION=eventual`.
  * `GuardedApp` is a consuming app: its pages and API behind `ServiceAuthMiddleware`, its sign-out
  * through `ServiceLogoutHandler`, both over a (counted) service binding to one of the two. It never
  * changes what the auth worker does.
+ * `SsfStreams` is the shared-signals streams object (issue 32), counted like the others; no object
+ * hands it anything unless a scenario turns streams on for it (ssf-scenarios.ts).
  * `BoundAuthWorker` and `EventualBoundAuthWorker` are the auth routes (`AuthServiceProvider`) and
  * `GET /api/me` with device binding on (`deviceBinding: "opportunistic"`, off in the template), in
  * each revocation mode, over the same counting env: `createAuthWorker` takes its options once per
@@ -32,6 +35,7 @@ import auth, {
   AuthService as AuthServiceBase,
   OrganizationSessions as OrganizationSessionsBase,
   RateLimiterDO as RateLimiterDOBase,
+  SsfStreams as SsfStreamsBase,
   UserSessions as UserSessionsBase,
 } from "../../workers/auth/worker";
 import { countedEnv, countedService, countOutboundFetch } from "./bindings";
@@ -96,6 +100,24 @@ export class RateLimiterDO extends RateLimiterDOBase {
   override alarm(): Promise<void> {
     ledger.add("doAlarms");
     return super.alarm();
+  }
+}
+
+export class SsfStreams extends SsfStreamsBase {
+  constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
+    countObjectStorage(ctx);
+    ledger.add("objectStarts");
+    super(ctx, countedEnv(env));
+  }
+
+  override alarm(): Promise<void> {
+    ledger.add("doAlarms");
+    return super.alarm();
+  }
+
+  /** The bench's probe: never counted. */
+  override overview(recent?: number): ReturnType<SsfStreamsBase["overview"]> {
+    return ledger.uncounted(() => super.overview(recent));
   }
 }
 

@@ -42,6 +42,8 @@ const OPERATION_ORDER = [
   "slide",
   "revoke_one",
   "revoke_one_eventual",
+  "revoke_one_ssf_1_stream",
+  "revoke_one_ssf_3_streams",
   "tab_open_hour",
   "tab_open_hour_eventual",
   "ratelimit_check_alone",
