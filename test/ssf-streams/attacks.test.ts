@@ -250,14 +250,14 @@ describe("request forwarding through endpoint_url", () => {
     const ours = await newStream(siem, `${SIEM}${path}`);
     const refused = [
       `${WAREHOUSE}/events`,
-      "https://siem.example.net.evil.test/x",
-      "https://siem.example.net@evil.test/x",
-      "https://evil.test#@siem.example.net/x",
-      "https://evil.test?@siem.example.net/x",
-      "https://evil.test\\@siem.example.net/x",
-      "https://siem.example.net%2f@evil.test/x",
-      "https://siem.example.net%40evil.test/x",
-      "https://siem.example.net./x",
+      "https://siem.example.com.evil.test/x",
+      "https://siem.example.com@evil.test/x",
+      "https://evil.test#@siem.example.com/x",
+      "https://evil.test?@siem.example.com/x",
+      "https://evil.test\\@siem.example.com/x",
+      "https://siem.example.com%2f@evil.test/x",
+      "https://siem.example.com%40evil.test/x",
+      "https://siem.example.com./x",
       "https://siem.exаmple.net/x", // Cyrillic а: a punycode host
       "https://xn--siem-example-9cb.net/x",
       "https://[::1]/x",
@@ -266,20 +266,20 @@ describe("request forwarding through endpoint_url", () => {
       "https://2130706433/x",
       "https://0x7f.1/x",
       "https://169.254.169.254/latest/meta-data",
-      "https://siem.example.net:8443/x",
-      "https://siem.example.net:443@evil.test/x",
-      "http://siem.example.net/x",
-      "wss://siem.example.net/x",
-      "ftp://siem.example.net/x",
-      "https://user@siem.example.net/x",
-      "https://:secret@siem.example.net/x",
-      "https://siem.example.net/x#fragment",
+      "https://siem.example.com:8443/x",
+      "https://siem.example.com:443@evil.test/x",
+      "http://siem.example.com/x",
+      "wss://siem.example.com/x",
+      "ftp://siem.example.com/x",
+      "https://user@siem.example.com/x",
+      "https://:secret@siem.example.com/x",
+      "https://siem.example.com/x#fragment",
       "//evil.test/x",
       "/relative/x",
       "javascript:alert(1)",
       "data:text/plain,x",
       "",
-      `https://siem.example.net/${"a".repeat(2100)}`,
+      `https://siem.example.com/${"a".repeat(2100)}`,
     ];
     for (const url of refused) {
       const delivery = { method: PUSH_METHOD, endpoint_url: url };
@@ -300,15 +300,15 @@ describe("request forwarding through endpoint_url", () => {
   it("accepts other spellings of an allowed origin only as that origin: the normalized URL is stored and pushed to", async () => {
     const siem = await client("siem");
     for (const url of [
-      "HTTPS://SIEM.EXAMPLE.NET/a",
-      "https://siem.example.net:443/a",
-      "https://siem.example.net:0443/a",
-      "https:\\\\siem.example.net\\a",
-      "https://siem%2eexample.net/a",
-      "https://siem。example.net/a",
-      " https://siem.example.net/a\n",
-      "https://siem.exa\tmple.net/a",
-      "https://siem.example.net/b/%2e%2e/a",
+      "HTTPS://SIEM.EXAMPLE.COM/a",
+      "https://siem.example.com:443/a",
+      "https://siem.example.com:0443/a",
+      "https:\\\\siem.example.com\\a",
+      "https://siem%2eexample.com/a",
+      "https://siem。example.com/a",
+      " https://siem.example.com/a\n",
+      "https://siem.exa\tmple.com/a",
+      "https://siem.example.com/b/%2e%2e/a",
     ]) {
       const res = await siem.createStream({ delivery: { method: PUSH_METHOD, endpoint_url: url } });
       expect(res.status, JSON.stringify(url)).toBe(201);
@@ -317,7 +317,7 @@ describe("request forwarding through endpoint_url", () => {
       expect((await siem.deleteStream(config.stream_id)).status).toBe(204);
     }
     // A backslash before `@` ends the host: what looks like userinfo is a path on the allowed origin.
-    const id = await newStream(siem, "https://siem.example.net\\@evil.test/in");
+    const id = await newStream(siem, "https://siem.example.com\\@evil.test/in");
     expect(((await siem.readStream(id)).body as { delivery: { endpoint_url: string } }).delivery.endpoint_url).toBe(
       `${SIEM}/@evil.test/in`,
     );

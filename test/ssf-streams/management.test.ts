@@ -175,10 +175,10 @@ describe("creating a stream (SSF 1.0 §8.1.1.1)", () => {
     const siem = await discovered(receivers.siem());
     for (const url of [
       `${WAREHOUSE}/events`,
-      "https://siem.example.net.evil.test/events",
-      "http://siem.example.net/events",
-      "https://user:pass@siem.example.net/events",
-      "https://siem.example.net:8443/events",
+      "https://siem.example.com.evil.test/events",
+      "http://siem.example.com/events",
+      "https://user:pass@siem.example.com/events",
+      "https://siem.example.com:8443/events",
       "http://127.0.0.1/events",
       "https://169.254.169.254/latest/meta-data",
       `${SIEM}/events#fragment`,

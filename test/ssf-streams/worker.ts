@@ -7,7 +7,7 @@
 import { createAuthWorker } from "gatehouse-workers/worker";
 
 export const ISSUER = "https://auth.example.com";
-export const SIEM = "https://siem.example.net";
+export const SIEM = "https://siem.example.com";
 export const WAREHOUSE = "https://warehouse.example.org";
 
 export default createAuthWorker({
