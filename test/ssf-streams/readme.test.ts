@@ -15,7 +15,7 @@ import wrangler from "./wrangler.toml?raw";
 /** The README block of `lang` inside the "Shared signals out" section. */
 function block(lang: string): string {
   const section = readme.slice(readme.indexOf("## Shared signals out"), readme.indexOf("## Provider webhooks"));
-  const match = new RegExp("```" + lang + "\\n([\\s\\S]*?)```").exec(section);
+  const match = new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``).exec(section);
   expect(match, `a ${lang} block in "Shared signals out"`).not.toBeNull();
   return match![1]!;
 }
