@@ -92,8 +92,14 @@ export function eventToSets(event: SecurityEvent, context: SetContext): Security
         : [{ format: "complex", user }];
       const sets = subjects.map((subject) => envelope(context, subject, SSF_EVENTS.sessionRevoked, body));
       const account = ACCOUNT_EVENTS[String(event.detail.reason)];
-      // RISC 1.0 §2.2/§2.3: the account itself is the subject (no session); `account-purged` has no members.
-      if (account) sets.push(envelope(context, user, account.type, account.body));
+      // RISC 1.0 §2.2/§2.3: the account itself is the subject (no session); `account-purged` has no
+      // members. A directory deactivation disabled it in one organization's name: that one as `tenant`.
+      const tenant = event.detail.organizationId;
+      const accountSubject: SubjectIdentifier =
+        typeof tenant === "string" && tenant !== ""
+          ? { format: "complex", user, tenant: { format: "opaque", id: tenant } }
+          : user;
+      if (account) sets.push(envelope(context, accountSubject, account.type, account.body));
       return sets;
     }
     case "membership.changed": {

@@ -209,7 +209,12 @@ describe("role changes and deleted accounts", () => {
     await carryOut(user);
     const sets = await verified(await pushesTo(path), SIEM, now);
     expect(sets.map((s) => s.eventType)).toEqual([EVENT_TYPES.sessionRevoked, EVENT_TYPES.accountDisabled]);
-    expect(sets[1]!.claims.sub_id).toEqual(userSubject(user));
+    // Disabled in that organization's name: the person in that tenant (SSF 1.0 §3.3 complex subject).
+    expect(sets[1]!.claims.sub_id).toEqual({
+      format: "complex",
+      user: userSubject(user),
+      tenant: { format: "opaque", id: "org_acme" },
+    });
   });
 });
 

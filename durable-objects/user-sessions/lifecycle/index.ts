@@ -39,6 +39,8 @@ export interface RevokeOptions {
   inlineKv?: boolean;
   /** When the revocation was asked for (its receipt's `refusedAfterMs` counts from here). */
   at?: number;
+  /** The organization in whose name the sessions end (a directory deactivation): on the timeline event. */
+  organizationId?: string;
 }
 
 export class Lifecycle {
@@ -196,7 +198,17 @@ export class Lifecycle {
     let receiptId: string | undefined;
     if (revoked > 0) {
       // The alarm is scheduled below, once the KV marks are written (the continuation alarm covers a crash).
-      const facts = { at: now, actor, reason, sessionIds: ids, revoked, socketsClosed, refusedAfterMs, single };
+      const facts = {
+        at: now,
+        actor,
+        reason,
+        sessionIds: ids,
+        revoked,
+        socketsClosed,
+        refusedAfterMs,
+        single,
+        ...(options.organizationId ? { organizationId: options.organizationId } : {}),
+      };
       receiptId = this.#parts.record.revocation(facts);
       this.tellChanged();
     }

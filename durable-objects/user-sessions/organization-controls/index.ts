@@ -87,7 +87,8 @@ export class OrganizationControls {
         rewriteLimit: rewriteLimit(0, this.#parts.rewriteBatch),
         revokeByProviderSession: (id) => own.revokeByProviderSession(id),
         revokeAll: (reason, actor) => own.revokeAll(reason, actor),
-        revokeSessions: (ids, reason, actor) => this.#parts.lifecycle.revokeSessions(ids, reason, actor),
+        revokeSessions: (ids, reason, actor, organizationId) =>
+          this.#parts.lifecycle.revokeSessions(ids, reason, actor, organizationId ? { organizationId } : {}),
         record: (event) => void record.record(event),
         scheduleAlarm: (continuation) => this.#object.scheduleAlarm(continuation),
       },

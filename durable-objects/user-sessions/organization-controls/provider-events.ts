@@ -32,8 +32,13 @@ export interface ProviderEventHost {
   rewriteLimit: number;
   revokeByProviderSession(providerSessionId: string): Promise<RevocationResult>;
   revokeAll(reason: RevocationReason, actor: RevocationActor): Promise<RevocationResult>;
-  /** Revokes these sessions (a directory deactivation's, in its organization's name). */
-  revokeSessions(ids: string[], reason: RevocationReason, actor: RevocationActor): Promise<RevocationResult>;
+  /** Revokes these sessions (a directory deactivation's, in its organization's name, which the timeline keeps). */
+  revokeSessions(
+    ids: string[],
+    reason: RevocationReason,
+    actor: RevocationActor,
+    organizationId?: string,
+  ): Promise<RevocationResult>;
   /** Appends an event to the user's timeline. */
   record(event: NewEvent): void;
   /** `continuation`: before an inline run of queued work, so a crash mid-run resumes it (see context.ts). */
@@ -135,7 +140,7 @@ async function revokeFor(
     }
     revocation =
       scope.sessionIds.length > 0
-        ? await host.revokeSessions(scope.sessionIds, "user_deactivated", actor)
+        ? await host.revokeSessions(scope.sessionIds, "user_deactivated", actor, event.organizationId)
         : { revoked: 0, socketsClosed: 0 };
   }
   host.scheduleAlarm();

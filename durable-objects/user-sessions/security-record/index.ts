@@ -69,6 +69,8 @@ export interface RevocationFacts {
   refusedAfterMs: number;
   /** The device and place of a single revoked session (read before its row went). */
   single?: { device: string | null; location: SessionLocation | null };
+  /** The organization in whose name they ended (a directory deactivation). */
+  organizationId?: string;
 }
 
 export class SecurityRecord {
@@ -245,7 +247,12 @@ export class SecurityRecord {
         device: facts.single?.device ?? null,
         location: facts.single?.location ?? null,
         actor,
-        detail: { receiptId, sessions: revoked, reason },
+        detail: {
+          receiptId,
+          sessions: revoked,
+          reason,
+          ...(facts.organizationId ? { organizationId: facts.organizationId } : {}),
+        },
       },
       false,
     );
