@@ -88,5 +88,6 @@ export async function recordRefusal(
 
 /** The SET's id on a timeline: a digest of `iss` and `jti` (never the raw `jti`, which the transmitter chose). */
 async function setIdOf(set: { iss: string; jti: string }): Promise<string> {
-  return (await sha256Hex(`${set.iss}\u0000${set.jti}`)).slice(0, 32);
+  // The JSON of the pair (as the replay key): a `jti` holding a separator cannot pose as another SET.
+  return (await sha256Hex(JSON.stringify([set.iss, set.jti]))).slice(0, 32);
 }
