@@ -48,14 +48,20 @@ export function deactivationScope(
     .toArray()[0];
   const activeMembership = membership !== undefined && membership.role !== null;
   if (activeMembership && Number(membership.event_at) > occurredAt) return { verdict: "stale" };
+  // A session still queued for this organization's rewrite after the provider ended (or left pending)
+  // the membership carries it only until the rewrite runs: the provider's word wins, it does not count.
+  const ended = membership !== undefined && membership.role === null ? 1 : 0;
   const carried =
     sql
       .exec(
         `SELECT 1 FROM sessions WHERE expires_at > ?2
            AND (organization_id = ?1 OR EXISTS (SELECT 1 FROM json_each(sessions.member_of) WHERE value = ?1))
+           AND NOT (?3 = 1 AND EXISTS (SELECT 1 FROM kv_rewrites
+             WHERE kv_rewrites.session_id = sessions.id AND kv_rewrites.organization_id = ?1))
          LIMIT 1`,
         organizationId,
         now,
+        ended,
       )
       .toArray().length > 0;
   if (!activeMembership && !carried) return { verdict: "not_member" };
