@@ -16,8 +16,8 @@ export interface MatchedSubject {
 }
 
 /** The subject of a SET: `sub_id` at the top level (SSF 1.0), else inside the event (CAEP's `subject`). */
-export function subjectOf(set: { sub_id?: unknown }, event: Record<string, unknown>): unknown {
-  return set.sub_id ?? event.subject;
+export function subjectOf(set: { sub_id?: unknown }, event: unknown): unknown {
+  return set.sub_id ?? (isObject(event) ? event.subject : undefined);
 }
 
 export async function matchSubject(
