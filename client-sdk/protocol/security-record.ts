@@ -27,7 +27,10 @@ export interface RevocationActor {
  * `session.device_refresh_failed`: a refresh proof for a bound session was refused (`detail.reason`,
  * a `DeviceRefreshFailure`). `signal.received`: a verified Security Event Token about this person
  * arrived from an upstream transmitter (`detail`: `issuer` host, `event` type URI, `outcome` a
- * `SignalOutcome`); what it ended is its own `session.revoked`.
+ * `SignalOutcome`); what it ended is its own `session.revoked`. `account.ended`: the identity
+ * provider deleted the person (`detail.reason` `user_deleted`) or their organization's directory
+ * deactivated them (`user_deactivated`, `detail.organizationId` that organization); recorded whether
+ * or not a session was live here (what ended is its own `session.revoked`).
  */
 export type SecurityEventType =
   | "session.signed_in"
@@ -41,7 +44,8 @@ export type SecurityEventType =
   | "session.impersonated"
   | "session.device_bound"
   | "session.device_refresh_failed"
-  | "signal.received";
+  | "signal.received"
+  | "account.ended";
 
 /**
  * What a received shared signal came to (issue 32): `revoked` sessions ended; `no_session` nothing

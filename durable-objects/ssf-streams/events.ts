@@ -2,9 +2,9 @@
  * @module
  * Our timeline events as Security Event Tokens' claims (RFC 8417 §2.2, SSF 1.0 §4, CAEP 1.0 §3,
  * RISC 1.0 §2), pure: `session.revoked` and `session.signed_out` → one CAEP `session-revoked` per
- * ended session (a kill switch too: one per session, each naming it); a revocation because the
- * person was deleted at the identity provider (`user_deleted`) adds one RISC `account-purged`, and
- * because they were deactivated in their directory (`user_deactivated`) one RISC `account-disabled`;
+ * ended session (a kill switch too: one per session, each naming it); `account.ended` → RISC
+ * `account-purged` (deleted at the identity provider) or `account-disabled` (deactivated in their
+ * organization's directory: that organization as `tenant`), whether or not a session was live;
  * `membership.changed` → CAEP `token-claims-change`. Every other type maps to nothing. The subject
  * is `sub_id` at the top level (SSF 1.0 §4; RFC 9493 `complex`): the user as `iss_sub` under this
  * transmitter's issuer, the session as `opaque`, the organization as `tenant`. Nothing here signs.
@@ -69,7 +69,12 @@ export const SUPPORTED_EVENTS: readonly string[] = [
 
 /** True for the timeline events that can become SETs (the user object queues only those for the streams). */
 export function concernsStreams(event: Pick<SecurityEvent, "type">): boolean {
-  return event.type === "session.revoked" || event.type === "session.signed_out" || event.type === "membership.changed";
+  return (
+    event.type === "session.revoked" ||
+    event.type === "session.signed_out" ||
+    event.type === "membership.changed" ||
+    event.type === "account.ended"
+  );
 }
 
 /** The SET claims for one of our events: none, one, or one per ended session. */
@@ -90,17 +95,19 @@ export function eventToSets(event: SecurityEvent, context: SetContext): Security
       const subjects: SubjectIdentifier[] = ids.length
         ? ids.map((id) => ({ format: "complex", user, session: { format: "opaque", id } }))
         : [{ format: "complex", user }];
-      const sets = subjects.map((subject) => envelope(context, subject, SSF_EVENTS.sessionRevoked, body));
+      return subjects.map((subject) => envelope(context, subject, SSF_EVENTS.sessionRevoked, body));
+    }
+    case "account.ended": {
       const account = ACCOUNT_EVENTS[String(event.detail.reason)];
+      if (!account) return [];
       // RISC 1.0 §2.2/§2.3: the account itself is the subject (no session); `account-purged` has no
       // members. A directory deactivation disabled it in one organization's name: that one as `tenant`.
       const tenant = event.detail.organizationId;
-      const accountSubject: SubjectIdentifier =
+      const subject: SubjectIdentifier =
         typeof tenant === "string" && tenant !== ""
           ? { format: "complex", user, tenant: { format: "opaque", id: tenant } }
           : user;
-      if (account) sets.push(envelope(context, accountSubject, account.type, account.body));
-      return sets;
+      return [envelope(context, subject, account.type, account.body)];
     }
     case "membership.changed": {
       const organizationId = event.detail.organizationId;

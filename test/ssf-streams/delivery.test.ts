@@ -195,6 +195,21 @@ describe("role changes and deleted accounts", () => {
     expect(sets[1]!.claims.sub_id).toEqual(userSubject(user));
     expect(sets[0]!.event.initiating_entity).toBe("admin");
   });
+  it("a user deleted with no session here: RISC account-purged all the same", async () => {
+    const path = freshPath();
+    await createStream(receivers.siem(), SIEM, path);
+    const user = freshUser();
+    await userStub(user).applyProviderEvent({ id: `event_${user}_gone`, type: "user.deleted", occurredAt: now });
+    await carryOut(user);
+    const sets = await verified(await pushesTo(path), SIEM, now);
+    expect(sets.map((s) => s.eventType)).toEqual([EVENT_TYPES.accountPurged]);
+    expect(sets[0]!.claims.sub_id).toEqual(userSubject(user));
+    // Its timeline says so (and the provider's redelivery adds nothing).
+    await userStub(user).applyProviderEvent({ id: `event_${user}_gone`, type: "user.deleted", occurredAt: now });
+    const { events } = await manager().timeline(user);
+    expect(events.filter((e) => e.type === "account.ended").map((e) => e.detail)).toEqual([{ reason: "user_deleted" }]);
+  });
+
   it("a person deactivated in their directory: session-revoked and one RISC account-disabled", async () => {
     const path = freshPath();
     await createStream(receivers.siem(), SIEM, path);

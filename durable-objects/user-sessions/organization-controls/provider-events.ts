@@ -143,6 +143,19 @@ async function revokeFor(
         ? await host.revokeSessions(scope.sessionIds, "user_deactivated", actor, event.organizationId)
         : { revoked: 0, socketsClosed: 0 };
   }
+  // The account itself ended here (receivers hear of it even when no session was live): after its
+  // sessions' revocation, so the timeline tells them in that order.
+  if (event.type !== "session.revoked")
+    host.record({
+      type: "account.ended",
+      at: now,
+      dedupe: `account:${event.id}`,
+      actor,
+      detail:
+        event.type === "user.deleted"
+          ? { reason: "user_deleted" }
+          : { reason: "user_deactivated", organizationId: event.organizationId },
+    });
   host.scheduleAlarm();
   return {
     ...result,

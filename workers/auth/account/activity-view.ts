@@ -100,6 +100,10 @@ export function describeEvent(event: SecurityEvent): string {
       return `Too many requests (${String(detail(event, "family") ?? "limit")}): paused for ${String(detail(event, "retryAfter") ?? "?")} s`;
     case "signal.received":
       return `${String(detail(event, "issuer") ?? "An identity provider")} reported a security event (${signalName(detail(event, "event"))}): ${signalOutcome(detail(event, "outcome"))}`;
+    case "account.ended":
+      return detail(event, "reason") === "user_deactivated"
+        ? DEACTIVATED_NOTICE
+        : "Your account was deleted at your identity provider";
     case "organization.sessions_ended":
       return `Every session in ${String(detail(event, "organizationId") ?? "your organization")} was ended by ${describeActor(event.actor)}`;
     default:
