@@ -8,7 +8,7 @@
  * which signs one SET per stream and sets its alarm), SsfStreams' alarm, and one outbound `fetch`
  * per SET, answered 202 by the reference RFC 8935 endpoint (outbound.js). Streams are off in the
  * template, so the classes get what `createAuthWorker({ ssf: { receivers } })` would set only while
- * a scenario runs (`SsfStreams.receivers` and `.endpoints`, `UserSessions.ssfStreamsBinding`: read when an object is
+ * a scenario runs (`SsfStreams.endpoints`, `UserSessions.ssfStreamsBinding`: read when an object is
  * built, and only this person's is built then), as `signInWithQueue` does with its Queue. Setup (the
  * streams on the raw stub, the session) is never measured; each checks that every stream got one
  * SET naming the session, verified by the reference verifier, or throws.
@@ -122,20 +122,17 @@ async function revokeWithStreams(n: number, base: RawCounts): Promise<RawCounts>
 export async function revokeOneWithStreams(results: Results): Promise<void> {
   const users = UserSessions as unknown as { ssfStreamsBinding?: string | null };
   const streams = SsfStreams as unknown as {
-    receivers?: readonly string[];
     endpoints?: Readonly<Record<string, readonly string[]>>;
   };
   const base = results.get("revoke_one");
   if (!base) throw new Error("revoke_one (the same sign-out without streams) must be measured first");
   users.ssfStreamsBinding = "SSF_STREAMS";
-  streams.receivers = GRANTS.map((g) => g.name);
   streams.endpoints = Object.fromEntries(GRANTS.map((g) => [g.name, g.endpoints]));
   try {
     results.set("revoke_one_ssf_1_stream", await revokeWithStreams(1, base));
     results.set("revoke_one_ssf_3_streams", await revokeWithStreams(3, base));
   } finally {
     delete users.ssfStreamsBinding;
-    delete streams.receivers;
     delete streams.endpoints;
   }
 }

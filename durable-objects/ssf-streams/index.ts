@@ -65,16 +65,11 @@ export class SsfStreams extends DurableObject<StreamsEnv> {
   /** The secret env variable holding the signing keys (`createAuthWorker({ ssf: { signingKeys } })` sets it). */
   static signingKeys = SSF_SIGNING_KEYS;
   /**
-   * The receivers configured now (`ssf.receivers`, set by `createAuthWorker`). A stream whose
-   * receiver was removed from configuration gets nothing more (its SETs stay held, visible to an
-   * operator, until the receiver comes back or its rows are dropped after the retries). Empty: none.
-   */
-  static receivers: readonly string[] = [];
-  /**
-   * The origins each receiver's push endpoints may be under now (`ssf.receivers.<name>.endpoints`,
-   * set by `createAuthWorker`). A stream whose `endpoint_url` is no longer under one of them (the
-   * operator took the origin away) gets nothing more, like a removed receiver's, until its
-   * receiver points it at an origin still allowed. A receiver missing here: none allowed.
+   * The receivers configured now (`ssf.receivers`, set by `createAuthWorker`), each with the origins
+   * its push endpoints may be under (`ssf.receivers.<name>.endpoints`). A stream whose receiver is
+   * not here (removed from configuration) or whose `endpoint_url` is no longer under one of its
+   * origins (the operator took it away) gets nothing more; its SETs stay held, visible to an
+   * operator, until the receiver comes back or points it at an origin still allowed. Empty: none.
    */
   static endpoints: Readonly<Record<string, readonly string[]>> = {};
 
@@ -222,15 +217,13 @@ export class SsfStreams extends DurableObject<StreamsEnv> {
 
   /** The streams matching `where` whose receiver is still configured, pushing to an origin it still allows. */
   #live(where: string): StreamRow[] {
-    const { receivers, endpoints } = this.constructor as typeof SsfStreams;
+    const { endpoints } = this.constructor as typeof SsfStreams;
     return this.#sql
       .exec<StreamRow>(`SELECT * FROM streams WHERE ${where}`)
       .toArray()
       .filter(
         (row) =>
-          receivers.includes(row.receiver) &&
-          Object.hasOwn(endpoints, row.receiver) &&
-          endpoints[row.receiver]!.includes(new URL(row.endpoint_url).origin),
+          Object.hasOwn(endpoints, row.receiver) && endpoints[row.receiver]!.includes(new URL(row.endpoint_url).origin),
       );
   }
 

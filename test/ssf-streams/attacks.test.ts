@@ -55,7 +55,7 @@ const SIEM_GRANT = { name: "siem", audience: SIEM, endpoints: [SIEM], maxStreams
 let now = 0;
 let address = "";
 let addresses = 0;
-const configured = { receivers: SsfStreams.receivers, endpoints: SsfStreams.endpoints };
+const configured = { endpoints: SsfStreams.endpoints };
 
 beforeEach(() => {
   now = Date.now();
@@ -65,7 +65,6 @@ beforeEach(() => {
 
 afterEach(async () => {
   setObjectClock(null);
-  SsfStreams.receivers = configured.receivers;
   SsfStreams.endpoints = configured.endpoints;
   for (const receiver of [receivers.siem(), receivers.warehouse()]) {
     await receiver.discover();

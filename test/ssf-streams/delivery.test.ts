@@ -407,15 +407,15 @@ describe("a receiver removed from configuration", () => {
   it("gets nothing more: its stream is skipped by the hand-off and by the pushes", async () => {
     const path = freshPath();
     await createStream(receivers.siem(), SIEM, path);
-    const configured = SsfStreams.receivers;
-    SsfStreams.receivers = ["warehouse"];
+    const configured = SsfStreams.endpoints;
+    SsfStreams.endpoints = { warehouse: configured.warehouse! };
     try {
       const user = freshUser();
       await manager().revokeSession(await signIn(user));
       await carryOut(user);
       expect(await pushesTo(path)).toEqual([]);
     } finally {
-      SsfStreams.receivers = configured;
+      SsfStreams.endpoints = configured;
     }
   });
 });

@@ -42,7 +42,6 @@ export function configureAuthWorker(options: AuthWorkerOptions = {}): ResolvedAu
   const streams = (resolved.ssf?.receivers.length ?? 0) > 0;
   UserSessions.ssfStreamsBinding = streams ? resolved.bindings.ssfStreams : null;
   SsfStreams.signingKeys = resolved.ssf?.signingKeys ?? SsfStreams.signingKeys;
-  SsfStreams.receivers = resolved.ssf?.receivers.map((r) => r.name) ?? [];
   SsfStreams.endpoints = Object.fromEntries(resolved.ssf?.receivers.map((r) => [r.name, r.endpoints]) ?? []);
   OrganizationSessions.sessionsBinding = resolved.bindings.sessions;
   OrganizationSessions.userSessionsBinding = resolved.bindings.userSessions;
