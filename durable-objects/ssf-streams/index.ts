@@ -59,6 +59,12 @@ export { signSet } from "./sign";
 /** The one object's name in its namespace. */
 export const SSF_STREAMS_OBJECT = "streams";
 
+/** The deployment's streams object behind `binding` (an env value), or null when nothing is bound there. */
+export function streamsObject(binding: unknown): DurableObjectStub<SsfStreams> | null {
+  const namespace = binding as DurableObjectNamespace<SsfStreams> | undefined;
+  return typeof namespace?.idFromName === "function" ? namespace.get(namespace.idFromName(SSF_STREAMS_OBJECT)) : null;
+}
+
 type StreamsEnv = Record<string, unknown>;
 
 export class SsfStreams extends DurableObject<StreamsEnv> {

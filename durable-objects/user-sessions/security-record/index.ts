@@ -19,7 +19,7 @@ import type {
   TimelinePage,
 } from "../../../client-sdk/protocol/security-record";
 import { objectNow } from "../../clock";
-import { SSF_STREAMS_OBJECT, type SsfStreams } from "../../ssf-streams";
+import { streamsObject } from "../../ssf-streams";
 import { type AppConnections, receiverOf } from "../app-connections";
 import type { SessionObject } from "../context";
 import { stateOf } from "../live";
@@ -337,13 +337,9 @@ export function destinationsOf(
       ssfStreamsBinding === null
         ? null
         : {
-            streams: () => (isNamespace(streams) ? streams.get(streams.idFromName(SSF_STREAMS_OBJECT)) : null),
+            streams: () => streamsObject(streams),
           },
   };
-}
-
-function isNamespace(value: unknown): value is DurableObjectNamespace<SsfStreams> {
-  return typeof (value as DurableObjectNamespace | undefined)?.idFromName === "function";
 }
 
 /** A page size an operator may ask for: a whole number from 1 to 100 (anything else: 20). */

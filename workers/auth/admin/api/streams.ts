@@ -7,7 +7,7 @@
  * secret or a SET. Without the streams object bound: an empty list.
  */
 import type { Application } from "../../../../client-sdk/core/application";
-import { SSF_STREAMS_OBJECT, type SsfStreams } from "../../../../durable-objects/ssf-streams";
+import { streamsObject } from "../../../../durable-objects/ssf-streams";
 import { json } from "./respond";
 
 export function registerStreamRoutes<E extends object>(app: Application<E>): void {
@@ -17,9 +17,7 @@ export function registerStreamRoutes<E extends object>(app: Application<E>): voi
       return json(400, { error: "invalid_limit", message: "recent is a whole number from 1 to 100" });
     }
     // The env view names the streams object's binding SSF_STREAMS whatever it is called.
-    const namespace = (app.env as { SSF_STREAMS?: DurableObjectNamespace<SsfStreams> }).SSF_STREAMS;
-    if (typeof namespace?.idFromName !== "function") return json(200, { streams: [] });
-    const streams = await namespace.get(namespace.idFromName(SSF_STREAMS_OBJECT)).overview(recent);
-    return json(200, { streams });
+    const object = streamsObject((app.env as { SSF_STREAMS?: unknown }).SSF_STREAMS);
+    return json(200, { streams: object ? await object.overview(recent) : [] });
   });
 }

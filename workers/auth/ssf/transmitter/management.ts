@@ -18,8 +18,8 @@ import { jsonError } from "../../../../client-sdk/core/errors";
 import {
   type ManagementAnswer,
   type ReceiverGrant,
-  SSF_STREAMS_OBJECT,
   type SsfStreams,
+  streamsObject,
 } from "../../../../durable-objects/ssf-streams";
 import { adminTokens, matchAdminToken } from "../../admin/tokens";
 import { routeLimiterFor } from "../../limits";
@@ -92,14 +92,14 @@ export function registerSsfManagement<E extends AuthEnv>(app: Application<E>, op
         "WWW-Authenticate": 'Bearer realm="ssf"',
       });
     }
-    const namespace = env()[options.binding] as DurableObjectNamespace<SsfStreams> | undefined;
-    if (typeof namespace?.idFromName !== "function") {
+    const streams = streamsObject(env()[options.binding]);
+    if (!streams) {
       console.error(`gatehouse: ssf: ${options.binding} is not bound; stream management is unavailable`);
       return jsonError(503, "service_unavailable", "This service is not available right now.", { "Retry-After": "30" });
     }
     const { name: receiverName, audience, endpoints, maxStreams } = receiver;
     return {
-      streams: namespace.get(namespace.idFromName(SSF_STREAMS_OBJECT)),
+      streams,
       grant: { name: receiverName, audience, endpoints, maxStreams },
     };
   }
