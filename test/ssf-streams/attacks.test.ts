@@ -32,6 +32,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MIN_VERIFICATION_INTERVAL_S, SsfStreams, STREAM_RETRY_DELAYS_MS } from "../../durable-objects/ssf-streams";
 import { pushDue } from "../../durable-objects/ssf-streams/outbox";
 import { MAX_REMOVED_SUBJECTS } from "../../durable-objects/ssf-streams/subjects";
+import { adminLabelOf } from "../../workers/auth/admin/tokens";
 import { receiverTokenProblems } from "../../workers/auth/ssf/transmitter";
 import { type ManagementResponse, PUSH_METHOD, SsfReferenceReceiver } from "../ssf-reference/client";
 import { EVENT_TYPES, expectVerificationEvent } from "../ssf-reference/set";
@@ -423,6 +424,24 @@ describe("token confusion", () => {
         ...(method === "POST" ? { body: JSON.stringify({ stream_id: "x" }) } : {}),
       }),
     );
+
+  it("no Authorization header opens nothing, even with a receiver named `missing`", async () => {
+    for (const [method, path] of paths) {
+      const res = await call(method, path, {});
+      expect(res.status, path).toBe(401);
+      expect(res.headers.get("WWW-Authenticate")).toBe('Bearer realm="ssf"');
+    }
+    // Its own token still opens its own streams.
+    expect((await call("GET", "/ssf/stream", { Authorization: `Bearer ${env.SSF_TOKEN_MISSING}` })).status).toBe(200);
+  });
+
+  it("the shared bearer matcher tells a token labelled `missing` from no token at all (admin labels too)", async () => {
+    const tokens = [{ label: "missing", token: env.SSF_TOKEN_MISSING }];
+    const ask = (headers: HeadersInit) => adminLabelOf(new Request(`${ISSUER}/x`, { headers }), tokens);
+    expect(await ask({ Authorization: `Bearer ${env.SSF_TOKEN_MISSING}` })).toEqual({ label: "missing" });
+    expect(await ask({})).toBe("missing");
+    expect(await ask({ Authorization: "Bearer not-that-token" })).toBeNull();
+  });
 
   it("the admin token and every bent or misplaced receiver token answer 401 with a Bearer challenge", async () => {
     const token = env.SSF_TOKEN_SIEM;

@@ -15,6 +15,8 @@ export default createAuthWorker({
     receivers: {
       siem: { token: "SSF_TOKEN_SIEM", endpoints: [SIEM] },
       warehouse: { token: "SSF_TOKEN_WAREHOUSE", endpoints: [WAREHOUSE], audience: "warehouse-prod", maxStreams: 2 },
+      // A name the bearer parser also says for "no Authorization header": it must not let one in.
+      missing: { token: "SSF_TOKEN_MISSING", endpoints: ["https://missing.example.org"] },
     },
   },
 });

@@ -29,15 +29,20 @@ export function adminTokens(env: AdminTokenEnv): { label: string; token: string 
   ];
 }
 
-/** The label of the token the request carries, "missing" without one, or null when it matches none. */
+/**
+ * Who the request's `Authorization: Bearer <token>` is among `tokens`: `{ label }` of the one it
+ * matches, `null` when it carries a bearer token that matches none, `"missing"` when it carries
+ * none. A label is never mistaken for "missing" (a token may well be labelled so).
+ */
 export async function adminLabelOf(
   request: Request,
   tokens: readonly { label: string; token: string }[],
-): Promise<string | "missing" | null> {
+): Promise<{ label: string } | "missing" | null> {
   const header = request.headers.get("Authorization");
   const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
   if (!match) return "missing";
-  return matchAdminToken(match[1]!, tokens);
+  const label = await matchAdminToken(match[1]!, tokens);
+  return label === null ? null : { label };
 }
 
 /** The label of the configured token equal to `value`, or null (the console's break-glass form uses it too). */

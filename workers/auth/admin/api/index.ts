@@ -33,7 +33,7 @@ export function registerAdminApi<E extends AdminTokenEnv & { SESSIONS: KVNamespa
       );
     }
     if (label === null) return json(403, { error: "forbidden", message: "The admin token is not valid" });
-    setRequestValue(c.req.raw, AdminLabelKey, label);
+    setRequestValue(c.req.raw, AdminLabelKey, label.label);
     await next();
   });
 

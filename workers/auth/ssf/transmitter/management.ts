@@ -21,7 +21,7 @@ import {
   type SsfStreams,
   streamsObject,
 } from "../../../../durable-objects/ssf-streams";
-import { adminTokens, matchAdminToken } from "../../admin/tokens";
+import { adminLabelOf, adminTokens } from "../../admin/tokens";
 import { routeLimiterFor } from "../../limits";
 import type { AuthEnv } from "../../provider";
 import type { ResolvedSsfReceiver } from "./options";
@@ -72,14 +72,13 @@ export function registerSsfManagement<E extends AuthEnv>(app: Application<E>, op
   async function caller(
     request: Request,
   ): Promise<{ streams: DurableObjectStub<SsfStreams>; grant: ReceiverGrant } | Response> {
-    const header = request.headers.get("Authorization");
-    const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
     const tokens = options.receivers.flatMap((r) => {
       const token = env()[r.tokenVariable];
       return typeof token === "string" && token !== "" ? [{ label: r.name, token }] : [];
     });
-    const name = match ? await matchAdminToken(match[1]!, tokens) : null;
-    let receiver = options.receivers.find((r) => r.name === name);
+    // The same bearer parsing and constant-time comparison as the admin API's, over the receivers' tokens.
+    const who = await adminLabelOf(request, tokens);
+    let receiver = who !== null && who !== "missing" ? options.receivers.find((r) => r.name === who.label) : undefined;
     // A token an operator reused (an admin token, another receiver's) does not say who calls: it opens nothing.
     if (receiver && sharedToken(receiver.name, tokens)) {
       console.error(
