@@ -13,7 +13,7 @@
  * holds a SET, a subject or a receiver's answer body beyond its `err` code.
  */
 import { readBoundedText } from "../../client-sdk/core/body";
-import { withDeadline } from "../../client-sdk/core/deadline";
+import { withAbortDeadline } from "../../client-sdk/core/deadline";
 import {
   PUSH_ERROR_CODES,
   type StreamDeliveryAttempt,
@@ -146,13 +146,13 @@ interface PushAnswer {
 }
 
 async function push(target: PushTarget, jws: string, fetcher: typeof fetch): Promise<PushAnswer> {
-  const abort = new AbortController();
   try {
     // The deadline covers the answer's body too: an endpoint that trickles it cannot hold the alarm.
-    return await withDeadline(send(target, jws, fetcher, abort.signal), PUSH_TIMEOUT_MS, () => {
-      abort.abort();
-      return new Error("timed out");
-    });
+    return await withAbortDeadline(
+      (signal) => send(target, jws, fetcher, signal),
+      PUSH_TIMEOUT_MS,
+      () => new Error("timed out"),
+    );
   } catch (err) {
     // The error's name only: a message may carry the endpoint, and with it a token.
     console.error(

@@ -14,3 +14,20 @@ export function withDeadline<T>(promise: PromiseLike<T>, ms: number, error: () =
     if (timer !== undefined) clearTimeout(timer);
   });
 }
+
+/**
+ * `work(signal)` within `ms`: past the deadline the signal is aborted (so a `fetch` given it stops,
+ * and a late answer cannot follow a retry) and the promise rejects with `error()`. For outbound
+ * requests whose whole exchange, body included, must end in time.
+ */
+export function withAbortDeadline<T>(
+  work: (signal: AbortSignal) => PromiseLike<T>,
+  ms: number,
+  error: () => Error,
+): Promise<T> {
+  const abort = new AbortController();
+  return withDeadline(work(abort.signal), ms, () => {
+    abort.abort();
+    return error();
+  });
+}

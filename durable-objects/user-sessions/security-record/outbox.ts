@@ -9,7 +9,7 @@
  * `Gatehouse-Event-Id` is the event's id, so a receiver can drop a retried delivery it already has.
  * It never logs a secret or an event's contents.
  */
-import { withDeadline } from "../../../client-sdk/core/deadline";
+import { withAbortDeadline } from "../../../client-sdk/core/deadline";
 import type {
   DeliveryOutcome,
   SecurityEvent,
@@ -357,26 +357,24 @@ async function sendToWebhook(
   fetcher: typeof fetch,
 ): Promise<boolean> {
   const body = JSON.stringify(event);
-  const abort = new AbortController();
   try {
-    const response = await withDeadline(
-      fetcher(webhook.url, {
-        method: "POST",
-        redirect: "manual",
-        signal: abort.signal,
-        headers: {
-          "Content-Type": "application/json",
-          "User-Agent": "gatehouse-workers security events",
-          [SECURITY_EVENT_SIGNATURE_HEADER]: await signSecurityEvent(body, webhook.secret, Date.now()),
-          [SECURITY_EVENT_ID_HEADER]: event.id,
-        },
-        body,
-      }),
+    const signature = await signSecurityEvent(body, webhook.secret, Date.now());
+    const response = await withAbortDeadline(
+      (signal) =>
+        fetcher(webhook.url, {
+          method: "POST",
+          redirect: "manual",
+          signal,
+          headers: {
+            "Content-Type": "application/json",
+            "User-Agent": "gatehouse-workers security events",
+            [SECURITY_EVENT_SIGNATURE_HEADER]: signature,
+            [SECURITY_EVENT_ID_HEADER]: event.id,
+          },
+          body,
+        }),
       WEBHOOK_TIMEOUT_MS,
-      () => {
-        abort.abort();
-        return new Error("timed out");
-      },
+      () => new Error("timed out"),
     );
     await response.body?.cancel();
     if (!response.ok) console.error(`gatehouse: security event webhook answered ${response.status}`);
