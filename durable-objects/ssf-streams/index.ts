@@ -32,7 +32,7 @@ import {
 import { enqueueSet, type PushRun, pendingCount, pushDue, recentDeliveries } from "./outbox";
 import { SSF_STREAMS_SCHEMA } from "./schema";
 import { signSet } from "./sign";
-import { isRemoved, type RemovedSubject, removedSubjects } from "./subjects";
+import { isRemoved, type RemovedSubject, removedCount, removedSubjects } from "./subjects";
 
 export { MIN_VERIFICATION_INTERVAL_S, type ReceiverGrant } from "./configuration";
 export { SsfTransmitterError, type SsfTransmitterErrorCode } from "./errors";
@@ -193,11 +193,7 @@ export class SsfStreams extends DurableObject<StreamsEnv> {
         configuration: configurationOf(row),
         status: statusOf(row),
         pending: pendingCount(this.#sql, row.stream_id),
-        removedSubjects: Number(
-          this.#sql
-            .exec<{ n: number }>("SELECT COUNT(*) AS n FROM stream_subjects WHERE stream_id = ?", row.stream_id)
-            .one().n,
-        ),
+        removedSubjects: removedCount(this.#sql, row.stream_id),
         recent: recentDeliveries(this.#sql, row.stream_id, limit),
       }));
   }

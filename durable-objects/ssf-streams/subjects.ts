@@ -99,12 +99,16 @@ export function isRemoved(removed: readonly RemovedSubject[], subject: SubjectId
   });
 }
 
-/** Removes (holds back) a subject; false when the stream keeps too many already. */
-export function removeSubject(sql: SqlStorage, streamId: string, canonical: string): boolean {
-  const count = Number(
+/** How many subjects the stream's receiver removed. */
+export function removedCount(sql: SqlStorage, streamId: string): number {
+  return Number(
     sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM stream_subjects WHERE stream_id = ?", streamId).one().n,
   );
-  if (count >= MAX_REMOVED_SUBJECTS) return false;
+}
+
+/** Removes (holds back) a subject; false when the stream keeps too many already. */
+export function removeSubject(sql: SqlStorage, streamId: string, canonical: string): boolean {
+  if (removedCount(sql, streamId) >= MAX_REMOVED_SUBJECTS) return false;
   sql.exec("INSERT OR IGNORE INTO stream_subjects (stream_id, subject) VALUES (?, ?)", streamId, canonical);
   return true;
 }

@@ -38,15 +38,16 @@ import { type ManagementResponse, PUSH_METHOD, SsfReferenceReceiver } from "../s
 import { EVENT_TYPES, expectVerificationEvent } from "../ssf-reference/set";
 import {
   carryOut,
+  deleteAllStreams,
   freshPath,
   freshUser,
   joinOrganizations,
   manager,
   pushesTo,
-  receivers,
   signIn,
   streamsStub,
   userStub,
+  userSubject,
   verified,
 } from "./helpers";
 import worker, { ISSUER, SIEM, WAREHOUSE } from "./worker";
@@ -67,12 +68,7 @@ beforeEach(() => {
 afterEach(async () => {
   setObjectClock(null);
   SsfStreams.endpoints = configured.endpoints;
-  for (const receiver of [receivers.siem(), receivers.warehouse()]) {
-    await receiver.discover();
-    for (const config of (await receiver.readStream()).body as { stream_id: string }[]) {
-      await receiver.deleteStream(config.stream_id);
-    }
-  }
+  await deleteAllStreams();
 });
 
 /** A request from this test's client address. */
@@ -136,7 +132,6 @@ async function redirectNext(path: string, status: number, location: string): Pro
   expect(res.status).toBe(204);
 }
 
-const userSubject = (userId: string) => ({ format: "iss_sub", iss: ISSUER, sub: userId });
 const INTERNALS = /\n\s+at |\.ts\b|Error:|SQLITE|stream_subjects|stream_outbox|internal/i;
 
 describe("another receiver's streams", () => {

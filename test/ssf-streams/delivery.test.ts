@@ -18,6 +18,7 @@ import {
   answerNext,
   carryOut,
   createStream,
+  deleteAllStreams,
   freshPath,
   freshUser,
   joinOrganizations,
@@ -27,6 +28,7 @@ import {
   signIn,
   streamsStub,
   userStub,
+  userSubject,
   verified,
 } from "./helpers";
 import { ISSUER, SIEM, WAREHOUSE } from "./worker";
@@ -39,15 +41,9 @@ beforeEach(() => {
 });
 afterEach(async () => {
   setObjectClock(null);
-  for (const receiver of [receivers.siem(), receivers.warehouse()]) {
-    await receiver.discover();
-    for (const config of (await receiver.readStream()).body as { stream_id: string }[]) {
-      await receiver.deleteStream(config.stream_id);
-    }
-  }
+  await deleteAllStreams();
 });
 
-const userSubject = (userId: string) => ({ format: "iss_sub", iss: ISSUER, sub: userId });
 /** The session and the user a session-revoked SET's complex subject names. */
 const sessionOf = (set: VerifiedSet) => (set.claims.sub_id.session as { id: string }).id;
 const userOf = (set: VerifiedSet) => (set.claims.sub_id.user as { sub: string }).sub;

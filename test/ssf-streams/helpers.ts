@@ -41,6 +41,9 @@ export async function signIn(userId: string, organization?: string): Promise<str
   return (await manager().createSession(user, organization)).sessionId;
 }
 
+/** How our SETs name a user: `iss_sub` under our issuer (RFC 9493 §3.2.6). */
+export const userSubject = (userId: string) => ({ format: "iss_sub", iss: ISSUER, sub: userId });
+
 export const userStub = (userId: string) => env.USER_SESSIONS.get(env.USER_SESSIONS.idFromName(userId));
 export const streamsStub = () => env.SSF_STREAMS.get(env.SSF_STREAMS.idFromName("streams"));
 
@@ -121,5 +124,15 @@ export async function joinOrganizations(userId: string, organizations: readonly 
       organizationSlug: org,
       role: "member",
     });
+  }
+}
+
+/** Deletes every stream both configured receivers have (their number is limited): each test starts with none. */
+export async function deleteAllStreams(): Promise<void> {
+  for (const receiver of [receivers.siem(), receivers.warehouse()]) {
+    await receiver.discover();
+    for (const config of (await receiver.readStream()).body as { stream_id: string }[]) {
+      await receiver.deleteStream(config.stream_id);
+    }
   }
 }

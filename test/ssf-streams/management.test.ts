@@ -18,7 +18,7 @@ import {
   PUSH_METHOD,
   type SsfReferenceReceiver,
 } from "../ssf-reference/client";
-import { createStream, freshPath, receivers } from "./helpers";
+import { createStream, deleteAllStreams, freshPath, receivers } from "./helpers";
 import worker, { ISSUER, SIEM, WAREHOUSE } from "./worker";
 
 const SESSION_REVOKED = "https://schemas.openid.net/secevent/caep/event-type/session-revoked";
@@ -33,11 +33,7 @@ const SUPPORTED = [
 /** Every stream each receiver still has is deleted after each test (their number is limited). */
 afterEach(async () => {
   setObjectClock(null);
-  for (const receiver of [receivers.siem(), receivers.warehouse()]) {
-    await receiver.discover();
-    const list = await receiver.readStream();
-    for (const config of list.body as { stream_id: string }[]) await receiver.deleteStream(config.stream_id);
-  }
+  await deleteAllStreams();
 });
 
 async function discovered(receiver: SsfReferenceReceiver): Promise<SsfReferenceReceiver> {

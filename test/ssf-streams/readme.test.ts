@@ -8,7 +8,7 @@ import { SELF } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, expect, it } from "vitest";
 import readme from "../../README.md?raw";
-import { receivers } from "./helpers";
+import { deleteAllStreams } from "./helpers";
 import { ISSUER, SIEM } from "./worker";
 import wrangler from "./wrangler.toml?raw";
 
@@ -20,12 +20,7 @@ function block(lang: string): string {
   return match![1]!;
 }
 
-afterEach(async () => {
-  const siem = receivers.siem();
-  await siem.discover();
-  for (const config of (await siem.readStream()).body as { stream_id: string }[])
-    await siem.deleteStream(config.stream_id);
-});
+afterEach(deleteAllStreams);
 
 it("the create-stream request README shows is answered 201 with the configuration it describes", async () => {
   const [head, body] = block("http").split("\n\n") as [string, string];
