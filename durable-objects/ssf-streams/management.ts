@@ -51,6 +51,18 @@ export function ownStream(sql: SqlStorage, grant: ReceiverGrant, id: unknown): S
   );
 }
 
+/** A body naming one of the receiver's streams: the body and the stream, or the answer that refuses it (400, 404). */
+function streamOfBody(
+  sql: SqlStorage,
+  grant: ReceiverGrant,
+  body: unknown,
+): { body: Record<string, unknown>; row: StreamRow } | { refused: ManagementAnswer } {
+  if (!isObject(body)) return { refused: invalid("The body must be a JSON object.") };
+  if (typeof body.stream_id !== "string") return { refused: invalid("stream_id is required.") };
+  const row = ownStream(sql, grant, body.stream_id);
+  return row ? { body, row } : { refused: NOT_FOUND };
+}
+
 function write(sql: SqlStorage, row: StreamRow, props: ReceiverProperties, now: number): void {
   sql.exec(
     `INSERT INTO streams (stream_id, receiver, iss, aud, endpoint_url, authorization_header, events_requested, description, status, reason, created_at, updated_at, verification_at)
@@ -130,14 +142,13 @@ export function readStreams(sql: SqlStorage, grant: ReceiverGrant, streamId: str
 export function updateStream(
   sql: SqlStorage,
   grant: ReceiverGrant,
-  body: unknown,
+  given: unknown,
   replace: boolean,
   now: number,
 ): ManagementAnswer {
-  if (!isObject(body)) return invalid("The body must be a JSON object.");
-  if (typeof body.stream_id !== "string") return invalid("stream_id is required.");
-  const row = ownStream(sql, grant, body.stream_id);
-  if (!row) return NOT_FOUND;
+  const named = streamOfBody(sql, grant, given);
+  if ("refused" in named) return named.refused;
+  const { body, row } = named;
   const mismatch = transmitterMismatch(body, configurationOf(row));
   if (mismatch) return invalid(`${mismatch}.`);
   const props = receiverProperties(body, grant, propertiesOf(row), replace);
@@ -175,11 +186,10 @@ export function readStatus(sql: SqlStorage, grant: ReceiverGrant, streamId: stri
  * §8.1.2.2: `paused` holds new SETs, `disabled` drops what is held and queues nothing more,
  * `enabled` sends what was held. The caller schedules delivery when a stream comes back.
  */
-export function updateStatus(sql: SqlStorage, grant: ReceiverGrant, body: unknown, now: number): ManagementAnswer {
-  if (!isObject(body)) return invalid("The body must be a JSON object.");
-  const row = ownStream(sql, grant, body.stream_id);
-  if (typeof body.stream_id !== "string") return invalid("stream_id is required.");
-  if (!row) return NOT_FOUND;
+export function updateStatus(sql: SqlStorage, grant: ReceiverGrant, given: unknown, now: number): ManagementAnswer {
+  const named = streamOfBody(sql, grant, given);
+  if ("refused" in named) return named.refused;
+  const { body, row } = named;
   if (typeof body.status !== "string" || !STATUSES.includes(body.status as StreamStatusValue)) {
     return invalid("status must be enabled, paused or disabled.");
   }
@@ -203,13 +213,12 @@ export function updateStatus(sql: SqlStorage, grant: ReceiverGrant, body: unknow
 export function changeSubject(
   sql: SqlStorage,
   grant: ReceiverGrant,
-  body: unknown,
+  given: unknown,
   change: "add" | "remove",
 ): ManagementAnswer {
-  if (!isObject(body)) return invalid("The body must be a JSON object.");
-  if (typeof body.stream_id !== "string") return invalid("stream_id is required.");
-  const row = ownStream(sql, grant, body.stream_id);
-  if (!row) return NOT_FOUND;
+  const named = streamOfBody(sql, grant, given);
+  if ("refused" in named) return named.refused;
+  const { body, row } = named;
   const subject = canonicalSubject(body.subject);
   if (subject === null) return invalid("subject must be a subject identifier (an object with a format).");
   if (body.verified !== undefined && typeof body.verified !== "boolean") return invalid("verified must be a boolean.");
@@ -229,13 +238,12 @@ export function changeSubject(
 export function verificationRequest(
   sql: SqlStorage,
   grant: ReceiverGrant,
-  body: unknown,
+  given: unknown,
   now: number,
 ): { answer: ManagementAnswer; row?: StreamRow; state?: string } {
-  if (!isObject(body)) return { answer: invalid("The body must be a JSON object.") };
-  if (typeof body.stream_id !== "string") return { answer: invalid("stream_id is required.") };
-  const row = ownStream(sql, grant, body.stream_id);
-  if (!row) return { answer: NOT_FOUND };
+  const named = streamOfBody(sql, grant, given);
+  if ("refused" in named) return { answer: named.refused };
+  const { body, row } = named;
   if (body.state !== undefined && (typeof body.state !== "string" || body.state.length > MAX_STATE)) {
     return { answer: invalid(`state must be a string of at most ${MAX_STATE} characters.`) };
   }
