@@ -66,16 +66,20 @@ export function checkSsfOptions(options: SsfTransmitterOptions): ResolvedSsfTran
   }
   const receivers = checkReceivers(options.receivers, signingKeys);
   if (options.issuer === undefined) return { signingKeys, receivers };
-  const issuer = options.issuer;
-  if (typeof issuer !== "string" || redirectUrlProblem(issuer) !== null) {
-    throw new TypeError("createAuthWorker: ssf.issuer must be an https URL (http only on loopback)");
+  // SSF 1.0 §7.2 would put a path's metadata at /.well-known/ssf-configuration/<path>: one issuer per worker, no path.
+  return { issuer: originOf(options.issuer, "createAuthWorker: ssf.issuer"), signingKeys, receivers };
+}
+
+/** `value` as an origin (https, or http on loopback; no path, query, fragment or credentials), or a TypeError naming `at`. */
+function originOf(value: unknown, at: string): string {
+  if (typeof value !== "string" || redirectUrlProblem(value) !== null) {
+    throw new TypeError(`${at} must be an https URL (http only on loopback)`);
   }
-  const url = new URL(issuer);
-  // SSF 1.0 §6.2 would put a path's metadata at /.well-known/ssf-configuration/<path>: one issuer per worker, no path.
-  if (url.origin !== issuer.replace(/\/$/, "")) {
-    throw new TypeError("createAuthWorker: ssf.issuer must be an origin (no path, query or fragment, no credentials)");
+  const url = new URL(value);
+  if (url.origin !== value.replace(/\/$/, "")) {
+    throw new TypeError(`${at} must be an origin (no path, query, fragment or credentials)`);
   }
-  return { issuer: url.origin, signingKeys, receivers };
+  return url.origin;
 }
 
 function checkReceivers(value: unknown, signingKeys: string): ResolvedSsfReceiver[] {
@@ -105,16 +109,7 @@ function checkReceivers(value: unknown, signingKeys: string): ResolvedSsfReceive
     if (!Array.isArray(option.endpoints) || option.endpoints.length === 0 || option.endpoints.length > 20) {
       throw new TypeError(`${at}.endpoints must list 1-20 origins its push endpoints may be under`);
     }
-    const endpoints = option.endpoints.map((origin, i) => {
-      if (typeof origin !== "string" || redirectUrlProblem(origin) !== null) {
-        throw new TypeError(`${at}.endpoints[${i}] must be an https origin (http only on loopback)`);
-      }
-      const url = new URL(origin);
-      if (url.origin !== origin.replace(/\/$/, "")) {
-        throw new TypeError(`${at}.endpoints[${i}] must be an origin (no path, query, fragment or credentials)`);
-      }
-      return url.origin;
-    });
+    const endpoints = option.endpoints.map((origin, i) => originOf(origin, `${at}.endpoints[${i}]`));
     const audience = option.audience ?? endpoints[0]!;
     if (typeof audience !== "string" || audience === "" || audience.length > 512) {
       throw new TypeError(`${at}.audience must be a non-empty string`);
